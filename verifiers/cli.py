@@ -1,0 +1,89 @@
+"""``notecheck`` command line.
+
+Contract (issue 2): ``notecheck check [--notes DIR] [--claims DIR] [--json FILE] [-k EXPR]``.
+Exit 0 when every claim is verified or known, 1 when any is not, 2 for a bad
+invocation or unreadable input (with a one-line message, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from verifiers.keywords import KeywordError, compile_keywords
+from verifiers.run import InputError, RunResult, run
+from verifiers.verdicts import STATUSES, Verdict, summary
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="notecheck", description="Verify the numbers in technical notes.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = commands.add_parser("check", help="verify every claim and print the failures")
+    check.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
+    check.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
+    check.add_argument("--json", type=Path, help="write the JSON report here (atomically)")
+    check.add_argument("-k", dest="keywords", help="select claims, as pytest -k")
+    return parser
+
+
+def console_line(result: RunResult, v: Verdict) -> str:
+    """``notes/x.txt:LINE:COL: status: message [claims/y.yaml:LINE]``."""
+    if v.note and v.where is not None:
+        place = f"{result.note_path(v.note)}:{v.where[0]}:{v.where[1]}"
+    elif v.note:
+        place = f"{result.note_path(v.note)}:1:1"
+    else:
+        place = f"{v.file}:{v.line}:1"
+    root = f" (root cause: {v.root_cause})" if v.root_cause and v.root_cause != v.id else ""
+    return f"{place}: {v.status}: {v.id}: {v.message}{root} [{v.file}:{v.line}]"
+
+
+def summary_line(result: RunResult) -> str:
+    counts = summary(result.verdicts)
+    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+    values = sum(1 for v in result.verdicts for x in v.values)
+    return f"notecheck: {len(result.verdicts)} claims, {values} values: " + (
+        ", ".join(parts) or "nothing to check")
+
+
+def check(args: argparse.Namespace) -> int:
+    select = compile_keywords(args.keywords) if args.keywords else None
+    result = run(args.notes, args.claims, select)
+    for v in result.verdicts:
+        if v.status != "verified":
+            print(console_line(result, v))
+    print(summary_line(result))
+    if args.json:
+        from verifiers.report_json import dumps, write_atomic
+
+        write_atomic(args.json, dumps(result))
+    return EXIT_OK if all(v.passed for v in result.verdicts) else EXIT_FAIL
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return check(args)
+    except (UsageError, KeywordError, InputError) as err:
+        print(f"notecheck: error: {err}" if not str(err).startswith("notecheck") else str(err),
+              file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:
+        print(f"notecheck: error: {err.filename or ''}: {err.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,583 @@
+"""Evaluate claims: resolve quotes, compute expected values, assign verdicts.
+
+Every checked hole is evaluated twice (see docs/claim-format.md):
+
+* **global** — point arithmetic from the exact upstream values;
+* **local** — interval arithmetic from the *printed* upstream values, each
+  the interval it rounds from, so honest rounding is never flagged.
+
+Local ✗ means the error is in this step; local ✓ with global ✗ means the
+value inherits an upstream error, and the root cause is reported instead of
+a cascade of independent-looking errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+from mpmath import iv, mp
+
+from verifiers import expr as ex
+from verifiers.holes import Match, Printed, ResolveError, find
+from verifiers.notes import Note
+from verifiers.numbers import PrintedNumber
+from verifiers.schema import Claim, HoleRef, did_you_mean
+from verifiers.verdicts import (
+    DISCREPANCY,
+    ERROR,
+    FIXED,
+    GIVEN,
+    KNOWN,
+    STALE,
+    VERIFIED,
+    ValueVerdict,
+    Verdict,
+    worst,
+)
+
+DPS = 40
+HAIR = Fraction(1, 10**30)
+
+POINT, INTERVAL = "point", "interval"
+
+
+class ClaimFailure(Exception):
+    """A claim cannot be evaluated (status ``error`` or ``stale``)."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class HoleState:
+    """How one hole fared, used for root-cause attribution downstream."""
+
+    key: str
+    local_ok: bool
+    global_ok: bool
+    status: str
+    root: tuple[str, str] | None = None  # (claim id, hole key) where the error starts
+
+
+@dataclass
+class Evaluation:
+    """Everything computed for one claim (memoised)."""
+
+    claim: Claim
+    note: Note | None = None
+    match: Match | None = None
+    failure: ClaimFailure | None = None
+    global_values: dict[str, Any] = field(default_factory=dict)
+    states: dict[str, HoleState] = field(default_factory=dict)
+    values: dict[str, ValueVerdict] = field(default_factory=dict)
+    verdict: Verdict | None = None
+
+
+def to_point(x: Fraction) -> mpmath.mpf:
+    with mp.workdps(DPS):
+        return mp.mpf(x.numerator) / x.denominator
+
+
+def to_interval(x: Fraction, radius: Fraction) -> Any:
+    """An interval certainly containing [x - radius, x + radius]."""
+    old = iv.dps
+    iv.dps = DPS
+    try:
+        centre = iv.mpf(x.numerator) / x.denominator
+        if not radius:
+            return centre
+        return centre + iv.mpf([-1, 1]) * (iv.mpf(radius.numerator) / radius.denominator)
+    finally:
+        iv.dps = old
+
+
+class Engine:
+    """Evaluates claims against notes; one instance per run."""
+
+    def __init__(self, notes: dict[str, Note], claims: list[Claim]) -> None:
+        self.notes = notes
+        self.claims = {c.id: c for c in claims}
+        self.evaluations: dict[str, Evaluation] = {}
+        self.in_progress: set[str] = set()
+
+    # -- public -----------------------------------------------------------
+    def verdict(self, claim_id: str) -> Verdict:
+        ev = self.evaluate(claim_id)
+        if ev.verdict is None:
+            ev.verdict = self._verdict(ev)
+        return ev.verdict
+
+    def evaluate(self, claim_id: str) -> Evaluation:
+        if claim_id in self.evaluations:
+            return self.evaluations[claim_id]
+        claim = self.claims[claim_id]
+        if claim_id in self.in_progress:
+            raise ClaimFailure(ERROR, f"circular 'uses' through claim {claim_id!r}")
+        self.in_progress.add(claim_id)
+        ev = Evaluation(claim)
+        try:
+            self._run(ev)
+        except ClaimFailure as failure:
+            ev.failure = failure
+        except ex.ExprError as err:
+            ev.failure = ClaimFailure(ERROR, err.message)
+        finally:
+            self.in_progress.discard(claim_id)
+        self.evaluations[claim_id] = ev
+        return ev
+
+    # -- evaluation ---------------------------------------------------------
+    def _run(self, ev: Evaluation) -> None:
+        claim = ev.claim
+        if claim.problems:
+            raise ClaimFailure(ERROR, "; ".join(str(p) for p in claim.problems))
+        ev.note = self.notes.get(claim.note)
+        if ev.note is None:
+            raise ClaimFailure(ERROR, f"note {claim.note!r} not found")
+        for use in claim.uses.values():
+            self._upstream(use.claim_id, use.hole)
+        scopes = [(0, len(ev.note.text))]
+        if claim.section:
+            scopes = ev.note.scopes(claim.section)
+            if not scopes:
+                raise ClaimFailure(STALE, f"section {claim.section!r} not found in the note")
+        try:
+            ev.match = find(ev.note.text, claim.text, scopes)
+        except ResolveError as err:
+            hint = f"; closest line: {err.hint!r}" if err.hint else ""
+            raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint) from None
+        scope = Scope(self, ev, POINT)
+        for name in claim.hole_names:
+            ev.global_values[name] = scope[name]
+        for name in claim.check:
+            self._assess(ev, name)
+
+    def _upstream(self, claim_id: str, hole: str) -> Evaluation:
+        if claim_id not in self.claims:
+            raise ClaimFailure(ERROR, f"uses: unknown claim {claim_id!r}"
+                               f"{did_you_mean(claim_id, sorted(self.claims))}")
+        up = self.evaluate(claim_id)
+        if hole not in up.claim.hole_names:
+            raise ClaimFailure(ERROR, f"uses: claim {claim_id!r} has no hole {hole!r}"
+                               f"{did_you_mean(hole, up.claim.hole_names)}")
+        if up.failure is not None:
+            raise ClaimFailure(ERROR, f"depends on claim {claim_id!r}, which is "
+                               f"{up.failure.status}")
+        return up
+
+    def _assess(self, ev: Evaluation, name: str) -> None:
+        """Compare each printed part of a checked hole with its global and local value."""
+        claim = ev.claim
+        expr, _ = claim.check[name]
+        local = ex.evaluate(expr, Scope(self, ev, INTERVAL), INTERVAL)
+        expected = ev.global_values[name]
+        for ref in (h for h in claim.holes if h.name == name):
+            printed = ev.match.values[ref.key]
+            exp_part = part_of(expected, ref, printed)
+            loc_part = part_of(local, ref, printed)
+            global_ok = local_ok = True
+            for pn, e, lo in zip(printed.numbers, flat(exp_part), flat(loc_part), strict=True):
+                tol = tolerance(pn, e, claim.widen.get(name))
+                global_ok &= abs(to_point(pn.value) - e) <= tol
+                local_ok &= overlaps(lo, pn.value, tol)
+            root = None
+            if local_ok and not global_ok:
+                root = self._inherited_root(ev, name)
+            ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root)
+
+    def _inherited_root(self, ev: Evaluation, name: str) -> tuple[str, str] | None:
+        """The first upstream value that is wrong, followed to where its error starts."""
+        for dep in dependencies(ev.claim, name):
+            if dep in ev.claim.check and dep != name:
+                states = [s for k, s in ev.states.items() if _base(k) == dep]
+                if not states:
+                    self._assess(ev, dep)
+                    states = [s for k, s in ev.states.items() if _base(k) == dep]
+                owner = ev.claim.id
+            elif dep in ev.claim.uses and not ev.claim.uses[dep].as_printed:
+                use = ev.claim.uses[dep]
+                up = self.evaluate(use.claim_id)
+                states = [s for k, s in up.states.items() if _base(k) == use.hole]
+                owner = use.claim_id
+            else:
+                continue
+            for state in states:
+                if not state.global_ok:
+                    return (owner, state.key) if not state.local_ok else state.root
+        return None
+
+    # -- verdicts -----------------------------------------------------------
+    def _verdict(self, ev: Evaluation) -> Verdict:
+        claim = ev.claim
+        verdict = Verdict(
+            id=claim.id, file=claim.file, line=claim.line, note=claim.note, kind=claim.kind,
+            says=claim.says, status=VERIFIED, section=claim.section,
+        )
+        if ev.failure is not None:
+            verdict.status = ev.failure.status
+            verdict.message = ev.failure.message
+            return verdict
+        note, match = ev.note, ev.match
+        verdict.span = (note.position(match.start), note.position(match.end))
+        verdict.where = verdict.span[0]
+        sec = note.section_at(match.start)
+        verdict.section = sec.label if sec else claim.section
+        for ref in claim.holes:
+            verdict.values.append(self._value(ev, ref))
+        failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
+        verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
+        if failing:
+            first = next((v for v in failing if v.status == verdict.status), failing[0])
+            verdict.where = first.start
+            verdict.message = "; ".join(v.message for v in failing[:3])
+            if len(failing) > 3:
+                verdict.message += f"; and {len(failing) - 3} more"
+            roots = {v.root_cause for v in failing}
+            if None not in roots and claim.id not in roots:
+                verdict.root_cause = sorted(roots)[0]
+        else:
+            checked = sum(1 for v in verdict.values if v.status == VERIFIED)
+            verdict.message = f"{checked} value(s) verified"
+        return verdict
+
+    def _value(self, ev: Evaluation, ref: HoleRef) -> ValueVerdict:
+        if ref.key not in ev.values:
+            ev.values[ref.key] = self._value_verdict(ev, ref)
+        return ev.values[ref.key]
+
+    def _value_verdict(self, ev: Evaluation, ref: HoleRef) -> ValueVerdict:
+        claim, note = ev.claim, ev.note
+        printed = ev.match.values[ref.key]
+        vv = ValueVerdict(
+            name=ref.key, printed=printed.text, expected=printed.text, status=GIVEN,
+            start=note.position(printed.start), end=note.position(printed.end),
+        )
+        if ref.name not in claim.check:
+            vv.message = f"{ref.key}: input {printed.text}"
+            return vv
+        state = ev.states[ref.key]
+        exp_part = part_of(ev.global_values[ref.name], ref, printed)
+        vv.expected = render(exp_part)
+        vv.suggestion = suggest(printed, exp_part)
+        if state.local_ok and state.global_ok:
+            status, why = VERIFIED, ""
+        elif not state.local_ok:
+            status, why = DISCREPANCY, "the arithmetic of this step is wrong"
+            vv.root_cause = claim.id
+        elif state.root is not None:
+            status = DISCREPANCY
+            vv.root_cause = state.root[0]
+            why = f"inherited from {state.root[0]} ({state.root[1]})"
+        else:
+            status, why = VERIFIED, ""
+        pin = claim.known.get(ref.key)
+        root_status = self._root_status(state.root) if state.root else None
+        if pin is not None:
+            if _same_text(pin.printed, printed.text):
+                if status == DISCREPANCY:
+                    status, why = KNOWN, f"known: {pin.why}"
+                else:
+                    status, why = FIXED, "pinned as known but it verifies: remove the pin"
+            elif status == VERIFIED:
+                status = FIXED
+                why = (f"pinned text {pin.printed!r} changed and now verifies: "
+                       "remove the pin")
+            else:
+                why += f" (the pin for {pin.printed!r} no longer applies)"
+        elif status == DISCREPANCY and root_status == KNOWN:
+            status, why = KNOWN, f"inherits the known discrepancy of {state.root[0]}"
+        vv.status = status
+        state.status = status
+        if status == VERIFIED:
+            vv.message = f"{ref.key}: {printed.text} verified"
+        else:
+            vv.message = f"{ref.key}: printed {printed.text}, expected {vv.suggestion}"
+            if why:
+                vv.message += f" — {why}"
+        return vv
+
+    def _root_status(self, root: tuple[str, str]) -> str | None:
+        """The status of the hole where an inherited error starts (local ✗, so no cycle)."""
+        claim_id, key = root
+        ev = self.evaluate(claim_id)
+        if ev.failure is not None:
+            return None
+        ref = next(h for h in ev.claim.holes if h.key == key)
+        return self._value(ev, ref).status
+
+
+class Scope(Mapping[str, Any]):
+    """The names an expression may read, computed lazily in one mode."""
+
+    def __init__(self, engine: Engine, ev: Evaluation, mode: str) -> None:
+        self.engine, self.ev, self.mode = engine, ev, mode
+        self.cache: dict[str, Any] = {}
+        self.busy: set[str] = set()
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.cache:
+            return self.cache[name]
+        if name in self.busy:
+            raise ex.ExprError(f"{name!r} is defined in terms of itself")
+        self.busy.add(name)
+        try:
+            value = self._compute(name)
+        finally:
+            self.busy.discard(name)
+        self.cache[name] = value
+        return value
+
+    def _compute(self, name: str) -> Any:
+        claim, ev = self.ev.claim, self.ev
+        if name in claim.uses:
+            use = claim.uses[name]
+            up = self.engine._upstream(use.claim_id, use.hole)
+            if use.as_printed or use.hole not in up.claim.check:
+                return printed_value(up, use.hole, self.mode, exact=True)
+            if self.mode == POINT:
+                return up.global_values[use.hole]
+            return printed_value(up, use.hole, INTERVAL, exact=False)
+        if name in claim.where:
+            return ex.evaluate(claim.where[name][0], self, self.mode)
+        if name in claim.check:
+            if self.mode == POINT:
+                if name in ev.global_values:
+                    return ev.global_values[name]
+                return ex.evaluate(claim.check[name][0], self, POINT)
+            return printed_value(ev, name, INTERVAL, exact=False)
+        if name in claim.hole_names:
+            return printed_value(ev, name, self.mode, exact=True)
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        c = self.ev.claim
+        return name in c.uses or name in c.where or name in c.hole_names
+
+    def __iter__(self) -> Iterator[str]:
+        c = self.ev.claim
+        return iter(dict.fromkeys([*c.uses, *c.where, *c.hole_names]))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+# -- values ---------------------------------------------------------------
+
+def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
+    """The note's printed value of a hole name, as a point or as its rounding interval.
+
+    Parts that are not printed (a matrix of which the note prints two rows)
+    take the exact expected value.
+    """
+    claim = ev.claim
+    widen = claim.widen.get(name)
+    refs = [h for h in claim.holes if h.name == name]
+
+    def number(pn: PrintedNumber, expected: Any = None) -> Any:
+        if mode == POINT:
+            return to_point(pn.value)
+        radius = Fraction(0) if exact or pn.exact else pn.half_unit
+        if widen is not None and not exact:
+            e = abs(Fraction(str(expected))) if expected is not None else abs(pn.value)
+            radius = max(radius, widen.abs or 0, (widen.rel or 0) * e)
+        return to_interval(pn.value, radius)
+
+    if len(refs) == 1 and not refs[0].index:
+        p = ev.match.values[refs[0].key]
+        return shape_numbers(p, [number(pn) for pn in p.numbers])
+    if name in ev.global_values:
+        base = ev.global_values[name]
+    elif name in claim.check:
+        raise ex.ExprError(f"{name!r} is only partly printed and depends on itself")
+    else:
+        base = assemble_input(ev, name, refs)
+    value = nested_list(base)
+    for ref in refs:
+        p = ev.match.values[ref.key]
+        numbers = [number(pn) for pn in p.numbers]
+        value = replace_part(value, ref.index, shape_numbers(p, numbers))
+    return frozen(convert_mode(value, mode) if mode == INTERVAL else value)
+
+
+def assemble_input(ev: Evaluation, name: str, refs: list[HoleRef]) -> Any:
+    """An input printed in parts (rows of a table, elements of a vector)."""
+    depth = len(refs[0].index)
+    if depth == 1:
+        rows = sorted(refs, key=lambda r: r.index)
+        if [r.index[0] for r in rows] != list(range(len(rows))):
+            raise ex.ExprError(f"input {name!r} is printed in parts with gaps")
+        return tuple(
+            shape_numbers(ev.match.values[r.key],
+                          [to_point(pn.value) for pn in ev.match.values[r.key].numbers])
+            for r in rows)
+    cells = {r.index: ev.match.values[r.key] for r in refs}
+    n_rows = max(i for i, _ in cells) + 1
+    n_cols = max(j for _, j in cells) + 1
+    if len(cells) != n_rows * n_cols:
+        raise ex.ExprError(f"input {name!r} is printed in parts with gaps")
+    return tuple(tuple(to_point(cells[(i, j)].numbers[0].value) for j in range(n_cols))
+                 for i in range(n_rows))
+
+
+def shape_numbers(p: Printed, numbers: list[Any]) -> Any:
+    if p.shape == ():
+        return numbers[0]
+    if len(p.shape) == 1:
+        return tuple(numbers)
+    rows, cols = p.shape
+    return tuple(tuple(numbers[r * cols:(r + 1) * cols]) for r in range(rows))
+
+
+def nested_list(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [nested_list(v) for v in value]
+    return value
+
+
+def frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def convert_mode(value: Any, mode: str) -> Any:
+    """Points become zero-width intervals where a partly printed value needs them."""
+    if isinstance(value, (list, tuple)):
+        return [convert_mode(v, mode) for v in value]
+    if isinstance(value, mpmath.mpf):
+        old = iv.dps
+        iv.dps = DPS
+        try:
+            return iv.mpf(value)
+        finally:
+            iv.dps = old
+    return value
+
+
+def replace_part(value: Any, index: tuple[int, ...], part: Any) -> Any:
+    if not isinstance(value, list):
+        raise ex.ExprError("a hole index points into a scalar")
+    target = value
+    for i in index[:-1]:
+        target = target[i]
+    try:
+        target[index[-1]] = nested_list(part)
+    except IndexError:
+        raise ex.ExprError(f"hole index {list(index)} is out of range") from None
+    return value
+
+
+def part_of(value: Any, ref: HoleRef, printed: Printed) -> Any:
+    """The piece of a computed value that one hole prints, checked for shape."""
+    piece = value
+    try:
+        for i in ref.index:
+            if not isinstance(piece, tuple):
+                raise IndexError
+            piece = piece[i]
+    except IndexError:
+        raise ClaimFailure(ERROR, f"hole ⟨{ref.key}⟩: index out of range for the "
+                           f"computed value of shape {shape_of(value)}") from None
+    if shape_of(piece) != printed.shape:
+        raise ClaimFailure(ERROR, f"hole ⟨{ref.key}⟩ prints shape {printed.shape} "
+                           f"but the check computes shape {shape_of(piece)}")
+    return piece
+
+
+def shape_of(value: Any) -> tuple[int, ...]:
+    if isinstance(value, tuple):
+        if value and isinstance(value[0], tuple):
+            return (len(value), len(value[0]))
+        return (len(value),)
+    return ()
+
+
+def flat(value: Any) -> list[Any]:
+    if isinstance(value, tuple):
+        return [x for v in value for x in flat(v)]
+    return [value]
+
+
+def tolerance(pn: PrintedNumber, expected: Any, widen: Any) -> mpmath.mpf:
+    """Half a unit of the last printed digit (0 for integers), widened if the claim says why."""
+    tol = Fraction(0) if pn.exact else pn.half_unit
+    with mp.workdps(DPS):
+        t = to_point(tol)
+        if widen is not None:
+            t = max(t, to_point(widen.abs or Fraction(0)), to_point(widen.rel or Fraction(0))
+                    * abs(expected))
+        return t * (1 + mp.mpf(10) ** -20) + abs(expected) * to_point(HAIR) + to_point(HAIR)
+
+
+def overlaps(interval: Any, printed: Fraction, tol: mpmath.mpf) -> bool:
+    """Does some value in the local interval round to the printed value?"""
+    with mp.workdps(DPS):
+        p = to_point(printed)
+        lo, hi = mp.mpf(interval.a), mp.mpf(interval.b)
+        return lo <= p + tol and hi >= p - tol
+
+
+def dependencies(claim: Claim, name: str) -> list[str]:
+    """Names a checked hole's expression reads, through ``where`` definitions."""
+    seen: list[str] = []
+    stack = sorted(ex.free_names(claim.check[name][0]))
+    while stack:
+        dep = stack.pop(0)
+        if dep in seen:
+            continue
+        seen.append(dep)
+        if dep in claim.where:
+            stack.extend(sorted(ex.free_names(claim.where[dep][0])))
+    return seen
+
+
+def _base(key: str) -> str:
+    return key.split("[", 1)[0]
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+# -- rendering ------------------------------------------------------------
+
+def render(value: Any, digits: int = 15) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(render(v, digits) for v in value) + "]"
+    return mpmath.nstr(value, digits)
+
+
+def suggest(printed: Printed, expected: Any) -> str:
+    """The expected value written the way the note writes it (same decimals, % ...)."""
+    values = flat(expected)
+    texts = [like(pn, e) for pn, e in zip(printed.numbers, values, strict=True)]
+    if printed.shape == ():
+        return texts[0]
+    if len(printed.shape) == 1:
+        return "[" + ", ".join(texts) + "]"
+    cols = printed.shape[1]
+    rows = [texts[i:i + cols] for i in range(0, len(texts), cols)]
+    return "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
+
+
+def like(pn: PrintedNumber, expected: Any) -> str:
+    if pn.kind in ("integer", "decimal", "percent"):
+        scale = 100 if pn.kind == "percent" else 1
+        decimals = _decimals(pn)
+        d = Decimal(mpmath.nstr(expected * scale, 40, strip_zeros=False))
+        quantum = Decimal(1).scaleb(-decimals)
+        text = str(d.quantize(quantum, rounding=ROUND_HALF_EVEN))
+        return text + ("%" if pn.kind == "percent" else "")
+    return mpmath.nstr(expected, 6)
+
+
+def _decimals(pn: PrintedNumber) -> int:
+    digits = "".join(ch for ch in pn.text if ch.isdigit() or ch == ".")
+    return len(digits.split(".", 1)[1]) if "." in digits else 0

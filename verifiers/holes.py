@@ -1,0 +1,185 @@
+"""Find a claim's quoted text in its note and read the values its holes print.
+
+The quote becomes one regular expression: literal text is escaped with
+whitespace made optional, and each hole ``⟨name⟩`` becomes a named group that
+matches one printed value (a LaTeX matrix, a nested list, a list, a fraction
+or a number). The note therefore stays the only place where numbers are
+written; the claim says where they are.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifiers.numbers import (
+    NUMBER_PATTERN,
+    UNSIGNED_NUMBER_PATTERN,
+    PrintedNumber,
+    parse_printed,
+)
+from verifiers.schema import HOLE_RE, HoleRef
+
+_WS = r"[ \t\r\n\u00a0\u3000]"
+_NUM = f"(?:{NUMBER_PATTERN})"
+_INT = r"(?:[-+−]?\d+)"
+_LATEX_FRAC = rf"\\[dt]?frac\{{{_WS}*{_INT}{_WS}*\}}\{{{_WS}*{_INT}{_WS}*\}}"
+_FRAC = rf"(?:{_LATEX_FRAC}|{_INT}{_WS}*/{_WS}*\d+(?![\d.]))"
+_ELEM = f"(?:{_FRAC}|{_NUM})"
+_SEP = f"{_WS}*[,，]{_WS}*"
+_BRACKET_LIST = rf"\[{_WS}*{_ELEM}(?:{_SEP}{_ELEM})*{_WS}*,?{_WS}*\]"
+_PAREN_LIST = rf"\({_WS}*{_ELEM}(?:{_SEP}{_ELEM})+{_WS}*\)"
+_NESTED = rf"\[{_WS}*{_BRACKET_LIST}(?:{_SEP}{_BRACKET_LIST})*{_WS}*,?{_WS}*\]"
+_LATEX = r"\\begin\{[pbvBV]?matrix\}(?:(?!\\end\{).)*?\\end\{[pbvBV]?matrix\}"
+VALUE_PATTERN = f"(?:{_LATEX}|{_NESTED}|{_BRACKET_LIST}|{_PAREN_LIST}|{_FRAC}|{_NUM})"
+
+_FRAC_PARTS = re.compile(
+    r"\\[dt]?frac\{\s*([-+−]?\d+)\s*\}\{\s*([-+−]?\d+)\s*\}|([-+−]?\d+)\s*/\s*(\d+)"
+)
+_ELEM_RE = re.compile(f"{_FRAC}|{_NUM}")
+_NUMBER_RE = re.compile(UNSIGNED_NUMBER_PATTERN)
+MAX_QUOTE = 20_000
+
+
+class ResolveError(Exception):
+    """The quote is not in the note (stale) or a printed value is unreadable."""
+
+    def __init__(self, message: str, stale: bool = True, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.stale = stale
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A printed value: its text, span, shape and numbers (row-major)."""
+
+    text: str
+    start: int
+    end: int
+    shape: tuple[int, ...]
+    numbers: tuple[PrintedNumber, ...]
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    values: dict[str, Printed]  # by HoleRef.key
+
+
+def quote_pattern(text: str) -> tuple[re.Pattern[str], list[HoleRef]]:
+    """Compile a quote with holes into a regex with one group per hole."""
+    parts: list[str] = []
+    refs: list[HoleRef] = []
+    pos = 0
+    for m in HOLE_RE.finditer(text):
+        parts.append(_literal(text[pos:m.start()]))
+        index = tuple(int(g) for g in m.groups()[1:] if g is not None)
+        refs.append(HoleRef(m.group(1), index))
+        parts.append(f"{_WS}*(?P<h{len(refs) - 1}>{VALUE_PATTERN}){_WS}*")
+        pos = m.end()
+    parts.append(_literal(text[pos:]))
+    pattern = "".join(parts).strip()
+    return re.compile(pattern, re.DOTALL), refs
+
+
+def _literal(chunk: str) -> str:
+    """Escape literal text; whitespace is optional except between two word characters."""
+    out: list[str] = []
+    pending_space = False
+    prev = ""
+    for ch in chunk:
+        if ch.isspace():
+            pending_space = True
+            continue
+        if prev:
+            needs = pending_space and prev.isalnum() and ch.isalnum()
+            out.append(f"{_WS}+" if needs else f"{_WS}*")
+        out.append(re.escape(ch))
+        prev = ch
+        pending_space = False
+    return "".join(out)
+
+
+def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
+    """Find the quote exactly once within the scopes and read its holes."""
+    if len(quote) > MAX_QUOTE:
+        raise ResolveError(f"quote longer than {MAX_QUOTE} characters", stale=False)
+    pattern, refs = quote_pattern(quote)
+    if not pattern.pattern:
+        raise ResolveError("empty quote", stale=False)
+    found: list[re.Match[str]] = []
+    for start, end in scopes:
+        found.extend(pattern.finditer(text, start, end))
+    if not found:
+        hint = closest_line(text, quote, scopes)
+        raise ResolveError("quoted text not found in the note", hint=hint)
+    if len(found) > 1:
+        raise ResolveError(f"quoted text found {len(found)} times; it must be unique")
+    m = found[0]
+    values = {ref.key: read_value(m.group(f"h{i}"), m.start(f"h{i}")) for i, ref in enumerate(refs)}
+    end = m.start() + len(m.group(0).rstrip())
+    return Match(m.start(), end, values)
+
+
+def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:
+    """The note line most like the quote's most distinctive line (for stale messages)."""
+    lines = [ln.strip() for ln in HOLE_RE.sub("…", quote).splitlines() if ln.strip()]
+    if not lines:
+        return None
+    probe = max(lines, key=len)
+    candidates: list[str] = []
+    for start, end in scopes:
+        candidates.extend(ln.strip() for ln in text[start:end].splitlines() if ln.strip())
+    skeletons = {_NUMBER_RE.sub("…", c): c for c in reversed(candidates)}
+    best = difflib.get_close_matches(_NUMBER_RE.sub("…", probe), list(skeletons), n=1, cutoff=0.3)
+    return skeletons[best[0]] if best else None
+
+
+def read_value(raw: str, start: int) -> Printed:
+    """Turn a hole's matched text into numbers with a shape."""
+    if raw.startswith("\\begin"):
+        body = re.sub(r"^\\begin\{\w+\}|\\end\{\w+\}$", "", raw)
+        rows = [r for r in re.split(r"\\\\", body) if r.strip()]
+        matrix = [[_element(c.strip(), start) for c in r.split("&")] for r in rows]
+        return _shaped(raw, start, matrix)
+    if raw.startswith("[") and raw[1:].lstrip().startswith("["):
+        rows = re.findall(r"\[[^\[\]]*\]", raw[1:-1])
+        matrix = [_elements(r[1:-1], start) for r in rows]
+        return _shaped(raw, start, matrix)
+    if raw[0] in "[(":
+        vector = _elements(raw[1:-1], start)
+        return Printed(raw, start, start + len(raw), (len(vector),), tuple(vector))
+    number = _element(raw, start)
+    return Printed(raw, start, start + len(raw), (), (number,))
+
+
+def _elements(body: str, start: int) -> list[PrintedNumber]:
+    return [_element(m.group(0), start) for m in _ELEM_RE.finditer(body)]
+
+
+def _shaped(raw: str, start: int, matrix: list[list[PrintedNumber]]) -> Printed:
+    widths = {len(r) for r in matrix}
+    if len(widths) != 1:
+        raise ResolveError(f"matrix rows of different lengths in {raw!r}", stale=False)
+    flat = tuple(x for r in matrix for x in r)
+    return Printed(raw, start, start + len(raw), (len(matrix), widths.pop()), flat)
+
+
+def _element(raw: str, start: int) -> PrintedNumber:
+    m = _FRAC_PARTS.fullmatch(raw.strip())
+    if m:
+        num, den = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        num = num.replace("−", "-")
+        if int(den) == 0:
+            raise ResolveError(f"zero denominator in {raw!r}", stale=False)
+        value = Fraction(int(num), int(den))
+        return PrintedNumber(raw, value, Fraction(0), True, "fraction")
+    try:
+        return parse_printed(raw.strip())
+    except ValueError as exc:
+        raise ResolveError(f"cannot read {raw!r} as a number: {exc}", stale=False) from None

@@ -1,0 +1,128 @@
+"""pytest plugin: every claim in ``claims/`` is a test item named by its id.
+
+Registered through the ``pytest11`` entry point; it acts only in a project
+whose ``pyproject.toml`` has a ``[tool.notecheck]`` table (``notes`` and
+``claims`` folders), and stays silent everywhere else. The engine runs once
+per session; items only report its verdicts, so a failure reads like the
+domain (note line, printed vs expected, root cause), not like a traceback.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_KEY = pytest.StashKey["_Settings | None"]()
+
+
+class _Settings:
+    def __init__(self, root: Path, notes: Path, claims: Path) -> None:
+        self.root, self.notes, self.claims = root, notes, claims
+        self.result: Any = None
+        self.failure: str | None = None
+
+    def verdicts(self) -> Any:
+        if self.result is None and self.failure is None:
+            from verifiers.run import InputError, run
+
+            try:
+                self.result = run(self.notes, self.claims)
+            except InputError as err:
+                self.failure = str(err)
+        return self.result
+
+
+def _settings(config: pytest.Config) -> _Settings | None:
+    pyproject = Path(config.rootpath) / "pyproject.toml"
+    try:
+        table = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["notecheck"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return None
+    root = Path(config.rootpath)
+    return _Settings(root, root / table.get("notes", "notes"), root / table.get("claims", "claims"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_KEY] = _settings(config)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    settings = parent.config.stash.get(_KEY, None)
+    if settings is None or file_path.suffix not in (".yaml", ".yml"):
+        return None
+    try:
+        file_path.resolve().relative_to(settings.claims.resolve())
+    except ValueError:
+        return None
+    return ClaimFile.from_parent(parent, path=file_path)
+
+
+class ClaimFile(pytest.File):
+    def collect(self) -> Any:
+        settings: _Settings = self.config.stash[_KEY]
+        result = settings.verdicts()
+        if result is None:
+            yield ClaimItem.from_parent(self, name=self.path.name, verdict=None,
+                                        failure=settings.failure)
+            return
+        from verifiers.run import display_path
+
+        mine = display_path(self.path)
+        for verdict in result.verdicts:
+            if verdict.file == mine:
+                yield ClaimItem.from_parent(self, name=verdict.id, verdict=verdict, failure=None)
+
+
+class ClaimMismatch(Exception):
+    """Raised by a claim item whose verdict is not verified/known."""
+
+
+class ClaimItem(pytest.Item):
+    def __init__(self, *, verdict: Any, failure: str | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.verdict = verdict
+        self.failure = failure
+
+    def runtest(self) -> None:
+        if self.verdict is None:
+            raise ClaimMismatch(self.failure or "notecheck could not run")
+        if self.verdict.status == "known":
+            pytest.xfail(self.verdict.message)
+        if self.verdict.status != "verified":
+            raise ClaimMismatch(self.describe())
+
+    def describe(self) -> str:
+        from verifiers.cli import console_line
+
+        settings: _Settings = self.config.stash[_KEY]
+        v = self.verdict
+        lines = [console_line(settings.result, v)]
+        if v.says:
+            lines.append(f"  says: {v.says}")
+        note = settings.result.notes.get(v.note)
+        for x in v.values:
+            if x.status in ("verified", "given"):
+                continue
+            if note is not None:
+                text = note.line_text(x.start[0])
+                lines.append(f"  {x.start[0]:>5} | {text.strip()}")
+                lead = len(text) - len(text.lstrip())
+                width = max(1, (x.end[1] - x.start[1]) if x.end[0] == x.start[0] else 1)
+                lines.append(f"        | {' ' * (x.start[1] - 1 - lead)}{'^' * width}")
+            lines.append(f"    {x.name}: {x.status}: printed {x.printed}, expected "
+                         f"{x.suggestion} (exact {x.expected})")
+            if x.root_cause and x.root_cause != v.id:
+                lines.append(f"    root cause: {x.root_cause}")
+        return "\n".join(lines)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, ClaimMismatch):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        line = self.verdict.line - 1 if self.verdict else 0
+        return self.path, line, f"claim {self.name}"

@@ -1,0 +1,78 @@
+"""The JSON report (contract, version 1) and atomic file writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from verifiers.run import RunResult
+from verifiers.verdicts import Position, Verdict, summary
+
+VERSION = 1
+
+
+def _pos(p: Position | None) -> dict[str, int] | None:
+    return None if p is None else {"line": p[0], "col": p[1]}
+
+
+def claim_json(v: Verdict) -> dict[str, Any]:
+    return {
+        "id": v.id,
+        "file": v.file,
+        "line": v.line,
+        "note": v.note,
+        "section": v.section,
+        "kind": v.kind,
+        "says": v.says,
+        "status": v.status,
+        "message": v.message,
+        "root_cause": v.root_cause,
+        "span": None if v.span is None else {"start": _pos(v.span[0]), "end": _pos(v.span[1])},
+        "values": [
+            {
+                "name": x.name,
+                "printed": x.printed,
+                "expected": x.expected,
+                "suggestion": x.suggestion,
+                "status": x.status,
+                "root_cause": x.root_cause,
+                "message": x.message,
+                "start": _pos(x.start),
+                "end": _pos(x.end),
+            }
+            for x in v.values
+        ],
+    }
+
+
+def report(result: RunResult) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "summary": summary(result.verdicts),
+        "claims": [claim_json(v) for v in result.verdicts],
+    }
+
+
+def dumps(result: RunResult) -> str:
+    return json.dumps(report(result), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder, so a crash leaves the old file intact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

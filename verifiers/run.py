@@ -1,0 +1,111 @@
+"""One verification run: read the notes and claims folders, evaluate, return verdicts.
+
+The CLI and the pytest plugin are thin layers over ``run``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifiers.engine import Engine
+from verifiers.notes import Note, NoteError, read_note
+from verifiers.schema import Claim, LoadProblem, load_claim_file
+from verifiers.verdicts import ERROR, Verdict
+
+NOTE_SUFFIXES = (".txt", ".md")
+CLAIM_SUFFIXES = (".yaml", ".yml")
+
+
+class InputError(Exception):
+    """Unreadable input (a missing folder, a note that is not UTF-8): exit code 2."""
+
+
+@dataclass
+class RunResult:
+    verdicts: list[Verdict]
+    notes: dict[str, Note]
+    notes_dir: Path
+    claims_dir: Path
+
+    def note_path(self, note: str) -> str:
+        return display_path(self.notes_dir / note)
+
+
+def display_path(path: Path) -> str:
+    """A path relative to the working directory when possible, with forward slashes."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        rel = str(path)
+    if rel.startswith(".."):
+        rel = str(path)
+    return rel.replace(os.sep, "/")
+
+
+def load_notes(notes_dir: Path) -> dict[str, Note]:
+    if not notes_dir.is_dir():
+        raise InputError(f"{display_path(notes_dir)}: notes folder not found")
+    notes: dict[str, Note] = {}
+    for path in sorted(notes_dir.iterdir()):
+        if path.suffix in NOTE_SUFFIXES and path.name.lower() != "readme.md":
+            try:
+                notes[path.name] = read_note(path)
+            except NoteError as err:
+                raise InputError(str(err)) from None
+    return notes
+
+
+def claim_paths(claims_dir: Path) -> list[Path]:
+    if not claims_dir.is_dir():
+        raise InputError(f"{display_path(claims_dir)}: claims folder not found")
+    return sorted(p for p in claims_dir.rglob("*") if p.suffix in CLAIM_SUFFIXES and p.is_file())
+
+
+def load_claims(claims_dir: Path, known_notes: set[str]) -> tuple[list[Claim], list[LoadProblem]]:
+    """All claims in file order; duplicate ids become problems of the later claim."""
+    claims: list[Claim] = []
+    problems: list[LoadProblem] = []
+    first_seen: dict[str, Claim] = {}
+    for path in claim_paths(claims_dir):
+        loaded = load_claim_file(path, display_path(path), known_notes)
+        problems.extend(loaded.problems)
+        for claim in loaded.claims:
+            if claim.id in first_seen:
+                other = first_seen[claim.id]
+                claim.problems.append(LoadProblem(
+                    claim.file, claim.line, claim.col,
+                    f"duplicate id {claim.id!r} (first at {other.file}:{other.line})", claim.id))
+                claim.id = f"{claim.id}@{claim.file}:{claim.line}"
+            else:
+                first_seen[claim.id] = claim
+            claims.append(claim)
+    return claims, problems
+
+
+def run(
+    notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None
+) -> RunResult:
+    """Evaluate every (selected) claim; file-level problems become ``error`` verdicts."""
+    notes = load_notes(notes_dir)
+    claims, problems = load_claims(claims_dir, set(notes))
+    engine = Engine(notes, claims)
+    verdicts = [problem_verdict(p) for p in problems if select is None or select_file(select, p)]
+    for claim in claims:
+        if select is None or select(claim):
+            verdicts.append(engine.verdict(claim.id))
+    verdicts.sort(key=lambda v: (v.file, v.line))
+    return RunResult(verdicts, notes, notes_dir, claims_dir)
+
+
+def select_file(select: Callable[[Claim], bool], problem: LoadProblem) -> bool:
+    return select(Claim(id=problem.file, file=problem.file, line=problem.line, col=1, note=""))
+
+
+def problem_verdict(problem: LoadProblem) -> Verdict:
+    return Verdict(
+        id=problem.claim_id or problem.file, file=problem.file, line=problem.line, note="",
+        kind="arithmetic", says="", status=ERROR, message=str(problem),
+    )

@@ -1,0 +1,387 @@
+"""Claim files: validate located YAML into ``Claim`` objects.
+
+Every problem becomes a ``LoadProblem`` with the claim file's line and column,
+so a broken claim is reported like a compiler error instead of a traceback.
+Expressions are parsed here (our own grammar, never Python) so that syntax
+errors point at the YAML line that holds them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from verifiers import expr as ex
+from verifiers.yamlload import Node, YamlError, load
+
+FILE_KEYS = ("note", "section", "claims")
+CLAIM_KEYS = ("id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind")
+USE_KEYS = ("from", "as")
+WIDEN_KEYS = ("abs", "rel", "reason")
+PIN_KEYS = ("printed", "why")
+KINDS = ("arithmetic",)
+CONSTANTS = frozenset({"pi", "e"})
+
+ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
+NAME = r"[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*"
+HOLE_RE = re.compile(r"⟨\s*(" + NAME + r")\s*(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\s*⟩")
+HOLE_KEY_RE = re.compile(r"(" + NAME + r")(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\Z")
+NAME_RE = re.compile(NAME + r"\Z")
+REF_RE = re.compile(r"([a-z0-9][a-z0-9._-]*)\.(" + NAME + r")\Z")
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """A claim-file error at a position: ``claims/x.yaml:12:5: message``."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    claim_id: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+
+
+@dataclass(frozen=True)
+class HoleRef:
+    """One ``⟨name[i,j]⟩`` in a claim's text; ``index`` is () for the whole value."""
+
+    name: str
+    index: tuple[int, ...]
+
+    @property
+    def key(self) -> str:
+        if not self.index:
+            return self.name
+        return f"{self.name}[{','.join(str(i) for i in self.index)}]"
+
+
+@dataclass(frozen=True)
+class Use:
+    name: str
+    claim_id: str
+    hole: str
+    as_printed: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class Widen:
+    abs: Fraction | None
+    rel: Fraction | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Pin:
+    printed: str
+    why: str
+    line: int
+
+
+@dataclass
+class Claim:
+    """A validated claim; ``problems`` is non-empty when it cannot be evaluated."""
+
+    id: str
+    file: str
+    line: int
+    col: int
+    note: str
+    kind: str = "arithmetic"
+    section: str | None = None
+    says: str = ""
+    text: str = ""
+    text_line: int = 0
+    holes: list[HoleRef] = field(default_factory=list)
+    uses: dict[str, Use] = field(default_factory=dict)
+    where: dict[str, tuple[ex.Expr, int]] = field(default_factory=dict)
+    check: dict[str, tuple[ex.Expr, int]] = field(default_factory=dict)
+    widen: dict[str, Widen] = field(default_factory=dict)
+    known: dict[str, Pin] = field(default_factory=dict)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+    @property
+    def hole_names(self) -> list[str]:
+        return list(dict.fromkeys(h.name for h in self.holes))
+
+    @property
+    def inputs(self) -> list[str]:
+        return [n for n in self.hole_names if n not in self.check]
+
+
+@dataclass
+class ClaimFile:
+    path: str
+    claims: list[Claim]
+    problems: list[LoadProblem]
+
+
+def did_you_mean(word: str, options: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def load_claim_file(path: Path, display: str, known_notes: set[str]) -> ClaimFile:
+    """Read and validate one claim file; never raises for bad content."""
+    result = ClaimFile(display, [], [])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        result.problems.append(
+            LoadProblem(display, 1, 1, f"invalid UTF-8 at byte {exc.start}")
+        )
+        return result
+    except OSError as exc:
+        result.problems.append(LoadProblem(display, 1, 1, f"cannot read: {exc.strerror}"))
+        return result
+    try:
+        root = load(text)
+    except YamlError as exc:
+        result.problems.append(LoadProblem(display, exc.line, exc.col, exc.message))
+        return result
+    _FileValidator(display, known_notes, result).run(root)
+    return result
+
+
+class _FileValidator:
+    def __init__(self, display: str, known_notes: set[str], result: ClaimFile) -> None:
+        self.file = display
+        self.known_notes = known_notes
+        self.result = result
+
+    def problem(self, line: int, col: int, message: str, claim: Claim | None = None) -> None:
+        p = LoadProblem(self.file, line, col, message, claim.id if claim else None)
+        (claim.problems if claim else self.result.problems).append(p)
+
+    def run(self, root: Node | None) -> None:
+        if root is None:
+            self.problem(1, 1, "empty claim file")
+            return
+        if not isinstance(root.value, dict):
+            self.problem(root.line, root.col, "a claim file is a mapping with 'note' and 'claims'")
+            return
+        self.unknown_keys(root, FILE_KEYS, None)
+        note = self.string(root, "note", None, required=True)
+        if note is not None and note not in self.known_notes:
+            line, col = root.keys["note"]
+            known = sorted(self.known_notes)
+            self.problem(line, col, f"unknown note {note!r}{did_you_mean(note, known)}")
+            note = None
+        section = self.string(root, "section", None)
+        claims = root.value.get("claims")
+        if claims is None:
+            self.problem(root.line, root.col, "missing key 'claims'")
+            return
+        if not isinstance(claims.value, list):
+            self.problem(claims.line, claims.col, "'claims' must be a list")
+            return
+        for node in claims.value:
+            claim = self.claim(node, note, section)
+            if claim is not None:
+                self.result.claims.append(claim)
+
+    def unknown_keys(self, node: Node, allowed: tuple[str, ...], claim: Claim | None) -> None:
+        for key, (line, col) in node.keys.items():
+            if key not in allowed:
+                self.problem(line, col, f"unknown key {key!r}{did_you_mean(key, allowed)}", claim)
+
+    def string(
+        self, node: Node, key: str, claim: Claim | None, required: bool = False
+    ) -> str | None:
+        value = node.value.get(key)
+        if value is None:
+            if required:
+                self.problem(node.line, node.col, f"missing key {key!r}", claim)
+            return None
+        if isinstance(value.value, bool) or not isinstance(value.value, (str, int, float)):
+            self.problem(value.line, value.col, f"{key!r} must be text", claim)
+            return None
+        return str(value.value)
+
+    def claim(self, node: Node, note: str | None, section: str | None) -> Claim | None:
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, "each claim is a mapping with 'id', 'text', ...")
+            return None
+        raw_id = node.value.get("id")
+        cid = str(raw_id.value) if raw_id is not None else f"{self.file}:{node.line}"
+        claim = Claim(id=cid, file=self.file, line=node.line, col=node.col, note=note or "")
+        if raw_id is None:
+            self.problem(node.line, node.col, "missing key 'id'", claim)
+        elif not isinstance(raw_id.value, str) or not ID_RE.match(raw_id.value):
+            self.problem(
+                raw_id.line, raw_id.col,
+                f"bad id {cid!r}: use lowercase letters, digits, '.', '_' and '-'", claim,
+            )
+        if note is None:
+            self.problem(node.line, node.col, "the file names no known note", claim)
+        self.unknown_keys(node, CLAIM_KEYS, claim)
+        claim.kind = self.string(node, "kind", claim) or "arithmetic"
+        if claim.kind not in KINDS:
+            line, col = node.keys["kind"]
+            self.problem(line, col, f"unknown kind {claim.kind!r}{did_you_mean(claim.kind, KINDS)}",
+                         claim)
+        claim.section = self.string(node, "section", claim) or section
+        claim.says = self.string(node, "says", claim) or ""
+        text = self.string(node, "text", claim, required=True)
+        if text is not None:
+            claim.text = text
+            claim.text_line = node.value["text"].line
+            self.holes(claim, node.value["text"])
+        self.uses(claim, node.value.get("uses"))
+        self.definitions(claim, node.value.get("where"), claim.where, "where")
+        self.definitions(claim, node.value.get("check"), claim.check, "check")
+        self.widen(claim, node.value.get("widen"))
+        self.known(claim, node.value.get("known"))
+        self.cross_check(claim, node)
+        return claim
+
+    def holes(self, claim: Claim, node: Node) -> None:
+        seen: set[str] = set()
+        for m in HOLE_RE.finditer(claim.text):
+            index = tuple(int(g) for g in m.groups()[1:] if g is not None)
+            ref = HoleRef(m.group(1), index)
+            if ref.key in seen:
+                self.problem(node.line, node.col, f"hole ⟨{ref.key}⟩ is bound twice", claim)
+            seen.add(ref.key)
+            claim.holes.append(ref)
+        stray = HOLE_RE.sub("", claim.text)
+        if "⟨" in stray or "⟩" in stray:
+            self.problem(node.line, node.col, "malformed hole: write ⟨name⟩, ⟨name[i]⟩ or "
+                         "⟨name[i,j]⟩", claim)
+        names: dict[str, set[tuple[int, ...]]] = {}
+        for ref in claim.holes:
+            names.setdefault(ref.name, set()).add(ref.index)
+        for name, indexes in names.items():
+            if () in indexes and len(indexes) > 1:
+                self.problem(node.line, node.col,
+                             f"hole {name!r} is bound whole and in parts", claim)
+            depths = {len(i) for i in indexes if i}
+            if len(depths) > 1:
+                self.problem(node.line, node.col,
+                             f"hole {name!r} mixes rows ⟨{name}[i]⟩ and elements "
+                             f"⟨{name}[i,j]⟩", claim)
+
+    def mapping(self, claim: Claim, node: Node | None, what: str) -> dict[str, Node]:
+        if node is None:
+            return {}
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, f"{what!r} must be a mapping", claim)
+            return {}
+        return node.value
+
+    def uses(self, claim: Claim, node: Node | None) -> None:
+        for name, value in self.mapping(claim, node, "uses").items():
+            line, col = node.keys[name]
+            if not NAME_RE.match(name):
+                self.problem(line, col, f"bad name {name!r} in 'uses'", claim)
+                continue
+            ref, as_printed = value.value, False
+            if isinstance(value.value, dict):
+                self.unknown_keys(value, USE_KEYS, claim)
+                ref = self.string(value, "from", claim, required=True)
+                mode = self.string(value, "as", claim)
+                if mode not in (None, "printed"):
+                    self.problem(value.line, value.col, f"'as' must be 'printed', not {mode!r}",
+                                 claim)
+                as_printed = mode == "printed"
+            m = REF_RE.match(ref) if isinstance(ref, str) else None
+            if m is None:
+                self.problem(value.line, value.col,
+                             f"'uses: {name}' must name 'claim-id.hole', got {ref!r}", claim)
+                continue
+            claim.uses[name] = Use(name, m.group(1), m.group(2), as_printed, value.line)
+
+    def definitions(
+        self, claim: Claim, node: Node | None, into: dict[str, tuple[ex.Expr, int]], what: str
+    ) -> None:
+        for name, value in self.mapping(claim, node, what).items():
+            line, col = node.keys[name]
+            if not NAME_RE.match(name):
+                self.problem(line, col, f"bad name {name!r} in {what!r}", claim)
+                continue
+            source = value.value
+            if isinstance(source, bool) or source is None:
+                self.problem(value.line, value.col, f"{what}: {name}: expected an expression",
+                             claim)
+                continue
+            if isinstance(source, list):
+                source = "[" + ", ".join(str(v) for v in value.plain()) + "]"
+            try:
+                into[name] = (ex.parse(str(source)), value.line)
+            except ex.ExprError as err:
+                col = value.col + (err.col - 1 if err.col else 0)
+                self.problem(value.line, col, f"{what}: {name}: {err.message}", claim)
+
+    def widen(self, claim: Claim, node: Node | None) -> None:
+        for name, value in self.mapping(claim, node, "widen").items():
+            if not isinstance(value.value, dict):
+                self.problem(value.line, value.col, "widen entries are {abs|rel, reason}", claim)
+                continue
+            self.unknown_keys(value, WIDEN_KEYS, claim)
+            reason = self.string(value, "reason", claim)
+            if not reason:
+                self.problem(value.line, value.col,
+                             f"widen: {name}: a wider tolerance needs a 'reason'", claim)
+            amounts = {}
+            for key in ("abs", "rel"):
+                raw = value.value.get(key)
+                if raw is None:
+                    continue
+                try:
+                    amount = Fraction(str(raw.value))
+                    if amount < 0:
+                        raise ValueError
+                    amounts[key] = amount
+                except (ValueError, ZeroDivisionError):
+                    self.problem(raw.line, raw.col, f"widen: {name}: {key} must be a number >= 0",
+                                 claim)
+            if not amounts:
+                self.problem(value.line, value.col, f"widen: {name}: give 'abs' or 'rel'", claim)
+            claim.widen[name] = Widen(amounts.get("abs"), amounts.get("rel"), reason or "")
+
+    def known(self, claim: Claim, node: Node | None) -> None:
+        for key, value in self.mapping(claim, node, "known").items():
+            line, col = node.keys[key]
+            if not HOLE_KEY_RE.match(key):
+                self.problem(line, col, f"known: {key!r} is not a hole name", claim)
+                continue
+            if not isinstance(value.value, dict):
+                self.problem(value.line, value.col, "known entries are {printed, why}", claim)
+                continue
+            self.unknown_keys(value, PIN_KEYS, claim)
+            printed = self.string(value, "printed", claim, required=True)
+            why = self.string(value, "why", claim, required=True)
+            claim.known[key.replace(" ", "")] = Pin(printed or "", why or "", value.line)
+
+    def cross_check(self, claim: Claim, node: Node) -> None:
+        holes = set(claim.hole_names)
+        keys = {h.key for h in claim.holes}
+        for name, (_, line) in claim.check.items():
+            if name not in holes:
+                self.problem(line, 1, f"check: {name!r} has no hole ⟨{name}⟩ in the text"
+                             f"{did_you_mean(name, sorted(holes))}", claim)
+        for name, use in claim.uses.items():
+            if name in holes or name in claim.where:
+                self.problem(use.line, 1, f"name {name!r} is bound twice (uses and "
+                             f"{'text' if name in holes else 'where'})", claim)
+        for name, (_, line) in claim.where.items():
+            if name in holes:
+                self.problem(line, 1, f"name {name!r} is bound twice (where and text)", claim)
+        for name in claim.widen:
+            if name not in claim.check:
+                self.problem(node.line, node.col, f"widen: {name!r} is not a checked hole", claim)
+        for key, pin in claim.known.items():
+            if key not in keys:
+                self.problem(pin.line, 1, f"known: {key!r} is not a hole of the text"
+                             f"{did_you_mean(key, sorted(keys))}", claim)
+        defined = holes | set(claim.uses) | set(claim.where)
+        for name, (tree, line) in {**claim.where, **claim.check}.items():
+            for free in sorted(ex.free_names(tree) - defined - CONSTANTS):
+                self.problem(line, 1, f"unknown name {free!r} in {name!r}"
+                             f"{did_you_mean(free, sorted(defined))}", claim)

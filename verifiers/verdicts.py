@@ -1,0 +1,70 @@
+"""Verdict records: plain data shared by the CLI, the pytest plugin and the reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+VERIFIED = "verified"
+DISCREPANCY = "discrepancy"
+KNOWN = "known"
+FIXED = "fixed"
+STALE = "stale"
+ERROR = "error"
+GIVEN = "given"
+
+STATUSES = (VERIFIED, DISCREPANCY, KNOWN, FIXED, STALE, ERROR)
+PASSING = frozenset({VERIFIED, KNOWN})
+# Worst first: the claim takes the worst status of its values.
+SEVERITY = {ERROR: 0, STALE: 1, DISCREPANCY: 2, FIXED: 3, KNOWN: 4, VERIFIED: 5, GIVEN: 6}
+
+Position = tuple[int, int]
+
+
+@dataclass
+class ValueVerdict:
+    """One hole: what the note prints, what it should be, and why."""
+
+    name: str
+    printed: str
+    expected: str
+    status: str
+    start: Position
+    end: Position
+    message: str = ""
+    suggestion: str | None = None
+    local: str | None = None
+    root_cause: str | None = None
+
+
+@dataclass
+class Verdict:
+    """One claim's outcome."""
+
+    id: str
+    file: str
+    line: int
+    note: str
+    kind: str
+    says: str
+    status: str
+    message: str = ""
+    root_cause: str | None = None
+    span: tuple[Position, Position] | None = None
+    where: Position | None = None  # the note position messages point at
+    section: str | None = None
+    values: list[ValueVerdict] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.status in PASSING
+
+
+def worst(statuses: list[str]) -> str:
+    return min(statuses, key=SEVERITY.__getitem__) if statuses else VERIFIED
+
+
+def summary(verdicts: list[Verdict]) -> dict[str, int]:
+    counts = dict.fromkeys(STATUSES, 0)
+    for v in verdicts:
+        counts[v.status] += 1
+    return counts
