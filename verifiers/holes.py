@@ -10,11 +10,13 @@ written; the claim says where they are.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 from verifiers.numbers import (
+    MANTISSA_PATTERN,
     NUMBER_PATTERN,
     UNSIGNED_NUMBER_PATTERN,
     PrintedNumber,
@@ -71,20 +73,37 @@ class Match:
     values: dict[str, Printed]  # by HoleRef.key
 
 
-def quote_pattern(text: str) -> tuple[re.Pattern[str], list[HoleRef]]:
-    """Compile a quote with holes into a regex with one group per hole."""
-    parts: list[str] = []
-    refs: list[HoleRef] = []
+@dataclass(frozen=True)
+class Quote:
+    """A compiled quote: literal chunks (small regexes) and holes, in order."""
+
+    parts: tuple[re.Pattern[str] | HoleRef, ...]
+    refs: tuple[HoleRef, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_quote(text: str) -> Quote:
+    """Split a quote at its holes; each literal chunk becomes a small regex.
+
+    Values are matched by precompiled patterns, one alternative at a time, so
+    a quote with thirty holes costs thirty small matches, not one huge regex.
+    """
+    parts: list[re.Pattern[str] | HoleRef] = []
     pos = 0
     for m in HOLE_RE.finditer(text):
-        parts.append(_literal(text[pos:m.start()]))
+        _add_literal(parts, text[pos:m.start()])
         index = tuple(int(g) for g in m.groups()[1:] if g is not None)
-        refs.append(HoleRef(m.group(1), index))
-        parts.append(f"{_WS}*(?P<h{len(refs) - 1}>{VALUE_PATTERN}){_WS}*")
+        parts.append(HoleRef(m.group(1), index))
         pos = m.end()
-    parts.append(_literal(text[pos:]))
-    pattern = "".join(parts).strip()
-    return re.compile(pattern, re.DOTALL), refs
+    _add_literal(parts, text[pos:])
+    return Quote(tuple(parts), tuple(p for p in parts if isinstance(p, HoleRef)))
+
+
+def _add_literal(parts: list[re.Pattern[str] | HoleRef], chunk: str) -> None:
+    body = _literal(chunk)
+    if body:
+        lead = f"{_WS}*" if parts else ""
+        parts.append(re.compile(lead + body, re.DOTALL))
 
 
 def _literal(chunk: str) -> str:
@@ -105,25 +124,87 @@ def _literal(chunk: str) -> str:
     return "".join(out)
 
 
+@functools.cache
+def _value_alternatives() -> tuple[re.Pattern[str], ...]:
+    plain = rf"(?:[-+−]{_WS}*)?(?:{MANTISSA_PATTERN})"
+    sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _NUM, plain)
+    return tuple(re.compile(src, re.DOTALL) for src in sources)
+
+
+@functools.cache
+def _value_start() -> re.Pattern[str]:
+    return re.compile(VALUE_PATTERN, re.DOTALL)
+
+
+_SPACE_RE = re.compile(f"{_WS}*")
+
+
+def _hole_ends(text: str, pos: int, limit: int) -> list[int]:
+    """Where a printed value starting at ``pos`` may end, most preferred first."""
+    ends: list[int] = []
+    for alternative in _value_alternatives():
+        m = alternative.match(text, pos, limit)
+        if m and m.end() > pos and m.end() not in ends:
+            ends.append(m.end())
+    return ends
+
+
+def _match_at(
+    text: str, quote: Quote, start: int, limit: int
+) -> tuple[list[tuple[int, int]], int] | None:
+    """Match the quote at ``start`` (with backtracking over hole ends)."""
+    failed: set[tuple[int, int]] = set()
+
+    def go(i: int, pos: int) -> tuple[list[tuple[int, int]], int] | None:
+        if i == len(quote.parts):
+            return [], pos
+        if (i, pos) in failed:
+            return None
+        part = quote.parts[i]
+        if isinstance(part, HoleRef):
+            begin = _SPACE_RE.match(text, pos, limit).end()
+            for end in _hole_ends(text, begin, limit):
+                rest = go(i + 1, end)
+                if rest is not None:
+                    return [(begin, end), *rest[0]], rest[1]
+        else:
+            m = part.match(text, pos, limit)
+            if m:
+                rest = go(i + 1, m.end())
+                if rest is not None:
+                    return rest
+        failed.add((i, pos))
+        return None
+
+    return go(0, start)
+
+
 def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
     """Find the quote exactly once within the scopes and read its holes."""
     if len(quote) > MAX_QUOTE:
         raise ResolveError(f"quote longer than {MAX_QUOTE} characters", stale=False)
-    pattern, refs = quote_pattern(quote)
-    if not pattern.pattern:
+    compiled = compile_quote(quote)
+    if not compiled.parts:
         raise ResolveError("empty quote", stale=False)
-    found: list[re.Match[str]] = []
-    for start, end in scopes:
-        found.extend(pattern.finditer(text, start, end))
+    first = compiled.parts[0]
+    opener = _value_start() if isinstance(first, HoleRef) else first
+    found: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    for lo, hi in scopes:
+        for candidate in opener.finditer(text, lo, hi):
+            result = _match_at(text, compiled, candidate.start(), hi)
+            if result is not None:
+                found.setdefault(candidate.start(), result)
     if not found:
         hint = closest_line(text, quote, scopes)
         raise ResolveError("quoted text not found in the note", hint=hint)
     if len(found) > 1:
         raise ResolveError(f"quoted text found {len(found)} times; it must be unique")
-    m = found[0]
-    values = {ref.key: read_value(m.group(f"h{i}"), m.start(f"h{i}")) for i, ref in enumerate(refs)}
-    end = m.start() + len(m.group(0).rstrip())
-    return Match(m.start(), end, values)
+    start, (spans, end) = next(iter(found.items()))
+    values = {
+        ref.key: read_value(text[a:b], a)
+        for ref, (a, b) in zip(compiled.refs, spans, strict=True)
+    }
+    return Match(start, end, values)
 
 
 def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:

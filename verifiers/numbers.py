@@ -25,7 +25,13 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["NUMBER_PATTERN", "UNSIGNED_NUMBER_PATTERN", "PrintedNumber", "parse_printed"]
+__all__ = [
+    "MANTISSA_PATTERN",
+    "NUMBER_PATTERN",
+    "UNSIGNED_NUMBER_PATTERN",
+    "PrintedNumber",
+    "parse_printed",
+]
 
 _D = "[0-9０-９]"  # one digit, ASCII or full-width
 _WS = r"[^\S\n]*"  # horizontal whitespace only: a number never spans lines
@@ -44,6 +50,8 @@ _SUFFIX = f"(?:{_TIMES_TEN}|{_E_NOTATION}|{_WS}(?:[%％]|万亿|万|亿))"
 #: Unsigned number (no capturing groups). The bare power of ten comes first so
 #: ``10^{-5}`` is one number, not ``10`` followed by an exponent.
 UNSIGNED_NUMBER_PATTERN: str = f"(?:{_BARE_POWER}|{_UNSIGNED_MANTISSA}{_SUFFIX}?)"
+#: Digits only (no sign, no suffix): a hole may stop before a ``%`` that the quote spells out.
+MANTISSA_PATTERN: str = _UNSIGNED_MANTISSA
 #: One printed number in any supported form, sign included (no capturing groups).
 NUMBER_PATTERN: str = f"(?:{_SIGN}{_WS})?{UNSIGNED_NUMBER_PATTERN}"
 
