@@ -319,3 +319,37 @@ def test_crlf_and_bom_notes_give_the_same_positions(tmp_path, capsys):
     crlf = "\ufeff" + NOTE.replace("\n", "\r\n")
     _, _, other = check(project(tmp_path / "b", SUM, crlf), capsys)
     assert plain["claims"][0]["values"] == other["claims"][0]["values"]
+
+
+def test_last_digit_slip_after_an_exact_upstream_is_caught(tmp_path, capsys):
+    # w_old = ln(0.3/0.7) ≈ -0.8473 (right); w_new = w_old + 0.07 printed -0.7774 (true -0.7773).
+    # The printed 0.07 is exactly right, so it may not hide the slip in a ±0.005 interval.
+    note = "w_old = ln(0.3/0.7) ≈ -0.8473\nstep = 0.07\nw_new = -0.8473 + 0.07 = {w}\n"
+    claims = """note: n.txt
+claims:
+  - id: w-old
+    text: w_old = ln(⟨p⟩/⟨q⟩) ≈ ⟨w⟩
+    check: {w: ln(p/q)}
+  - id: step
+    text: step = ⟨s⟩
+    uses: {wo: w-old.w}
+    check: {s: 0.1 * 0.7}
+  - id: w-new
+    text: w_new = ⟨a⟩ + ⟨b⟩ = ⟨w⟩
+    uses: {wo: w-old.w, st: step.s}
+    check: {a: wo, b: st, w: a + b}
+"""
+    code, out, data = check(project(tmp_path, claims, note.format(w="-0.7773")), capsys)
+    assert code == 0, out
+    code, out, data = check(project(tmp_path / "slip", claims, note.format(w="-0.7774")), capsys)
+    w_new = next(c for c in data["claims"] if c["id"] == "w-new")
+    assert w_new["status"] == "discrepancy" and w_new["root_cause"] is None
+    assert code == 1
+
+
+def test_a_right_value_after_a_wrong_upstream_is_not_flagged(tmp_path, capsys):
+    # y is wrong (2.50) but z is printed from the right y (3.40): z is right, y is the error.
+    note = NOTE.replace("y = 2x = 2.40", "y = 2x = 2.50")
+    code, out, data = check(project(tmp_path, CHAIN, note), capsys)
+    by_id = {c["id"]: c["status"] for c in data["claims"]}
+    assert by_id == {"c-in": "verified", "c-double": "discrepancy", "c-plus": "verified"}

@@ -732,3 +732,17 @@ def test_arithmetic_matches_fractions(tree: Any) -> None:
         assert frac(point) == expected
     else:
         assert abs(frac(point) - expected) <= scale * Fraction(1, 10**35)
+
+
+def test_comb_factorial_and_erf() -> None:
+    assert evaluate(parse("comb(4, 2)"), {}) == math.comb(4, 2)
+    assert evaluate(parse("factorial(5)"), {}) == math.factorial(5)
+    with mp.workdps(40):
+        expected = mp.erf(1 / mp.sqrt(2))
+    got = evaluate(parse("erf(1/sqrt(2))"), {})
+    assert abs(got - expected) < mp.mpf(10) ** -35
+    enclosure = evaluate(parse("erf(x)"), {"x": iv.mpf(["0.7", "0.8"])}, "interval")
+    assert enclosure.a <= mp.erf(mp.mpf("0.75")) <= enclosure.b
+    for bad in ("factorial(-1)", "factorial(2.5)", "comb(10000, 2)"):
+        with pytest.raises(ExprError):
+            evaluate(parse(bad), {})

@@ -209,8 +209,10 @@ class Engine:
             else:
                 continue
             for state in states:
-                if not state.global_ok:
-                    return (owner, state.key) if not state.local_ok else state.root
+                if not state.global_ok and not state.local_ok:
+                    return owner, state.key
+                if not state.global_ok and state.root is not None:
+                    return state.root
         return None
 
     # -- verdicts -----------------------------------------------------------
@@ -266,7 +268,7 @@ class Engine:
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
         vv.expected = render(exp_part)
         vv.suggestion = suggest(printed, exp_part)
-        if state.local_ok and state.global_ok:
+        if state.global_ok:
             status, why = VERIFIED, ""
         elif not state.local_ok:
             status, why = DISCREPANCY, "the arithmetic of this step is wrong"
@@ -371,27 +373,32 @@ class Scope(Mapping[str, Any]):
 # -- values ---------------------------------------------------------------
 
 def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
-    """The note's printed value of a hole name, as a point or as its rounding interval.
+    """The note's printed value of a hole name, for use in another expression.
 
-    Parts that are not printed (a matrix of which the note prints two rows)
-    take the exact expected value.
+    ``exact`` (inputs, ``as: printed``) gives the printed digits as points.
+    Otherwise, in interval mode, a checked value stands for what its author
+    may have computed with: anything between the printed value and the exact
+    one when the printed value is right (so honest rounding passes but a slip
+    in the last digit does not hide in a ±½-unit interval), and the printed
+    value's rounding interval when it is wrong (the author went on with it).
+    Parts that are not printed take the exact expected value.
     """
     claim = ev.claim
     widen = claim.widen.get(name)
     refs = [h for h in claim.holes if h.name == name]
+    checked = name in claim.check and not exact
 
-    def number(pn: PrintedNumber, expected: Any = None) -> Any:
+    def numbers(p: Printed, ref: HoleRef) -> list[Any]:
         if mode == POINT:
-            return to_point(pn.value)
-        radius = Fraction(0) if exact or pn.exact else pn.half_unit
-        if widen is not None and not exact:
-            e = abs(Fraction(str(expected))) if expected is not None else abs(pn.value)
-            radius = max(radius, widen.abs or 0, (widen.rel or 0) * e)
-        return to_interval(pn.value, radius)
+            return [to_point(pn.value) for pn in p.numbers]
+        if not checked:
+            return [to_interval(pn.value, Fraction(0)) for pn in p.numbers]
+        expected = flat(part_of(ev.global_values[name], ref, p))
+        return [plausible(pn, e, widen) for pn, e in zip(p.numbers, expected, strict=True)]
 
     if len(refs) == 1 and not refs[0].index:
         p = ev.match.values[refs[0].key]
-        return shape_numbers(p, [number(pn) for pn in p.numbers])
+        return shape_numbers(p, numbers(p, refs[0]))
     if name in ev.global_values:
         base = ev.global_values[name]
     elif name in claim.check:
@@ -401,9 +408,23 @@ def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
     value = nested_list(base)
     for ref in refs:
         p = ev.match.values[ref.key]
-        numbers = [number(pn) for pn in p.numbers]
-        value = replace_part(value, ref.index, shape_numbers(p, numbers))
+        value = replace_part(value, ref.index, shape_numbers(p, numbers(p, ref)))
     return frozen(convert_mode(value, mode) if mode == INTERVAL else value)
+
+
+def plausible(pn: PrintedNumber, expected: Any, widen: Any) -> Any:
+    """The interval of values the note's author may have carried forward."""
+    tol = tolerance(pn, expected, widen)
+    printed = to_interval(pn.value, Fraction(0))
+    old = iv.dps
+    iv.dps = DPS
+    try:
+        if abs(to_point(pn.value) - expected) <= tol:
+            e = iv.mpf(expected)
+            return iv.mpf([min(printed.a, e.a), max(printed.b, e.b)])
+        return printed + iv.mpf([-1, 1]) * iv.mpf(tol)
+    finally:
+        iv.dps = old
 
 
 def assemble_input(ev: Evaluation, name: str, refs: list[HoleRef]) -> Any:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import difflib
 import keyword
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -181,6 +182,9 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
         "ceil", "round", "sum", "prod", "mean", "var", "argmax", "argmin", "len", "softmax",
         "transpose", "sort", "rsort", "cumsum",
     )},
+    "erf": (1, 1),
+    "comb": (2, 2),
+    "factorial": (1, 1),
     "log": (1, 2),
     "max": (1, None),
     "min": (1, None),
@@ -1220,6 +1224,24 @@ def _fn_range(ev: _Evaluator, a: Value, b: Value | None = None) -> Value:
     return tuple(ev.ops.scalar(i) for i in range(start, stop))
 
 
+MAX_FACTORIAL = 1000
+
+
+def _fn_factorial(ev: _Evaluator, n: Value) -> Value:
+    count = ev.integer(n, "factorial() n")
+    if not 0 <= count <= MAX_FACTORIAL:
+        raise ExprError(f"factorial() needs 0 <= n <= {MAX_FACTORIAL}, got {count}")
+    return ev.ops.scalar(math.factorial(count))
+
+
+def _fn_comb(ev: _Evaluator, n: Value, k: Value) -> Value:
+    """Binomial coefficient C(n, k), exact for integers (the ±1 table counts)."""
+    total, chosen = ev.integer(n, "comb() n"), ev.integer(k, "comb() k")
+    if not 0 <= total <= MAX_FACTORIAL or chosen < 0:
+        raise ExprError(f"comb() needs 0 <= n <= {MAX_FACTORIAL} and k >= 0")
+    return ev.ops.scalar(math.comb(total, chosen))
+
+
 def _fn_topk(ev: _Evaluator, p: Value, k: Value) -> Value:
     items = ev.vector(p, "topk")
     count = ev.integer(k, "topk() k")
@@ -1286,6 +1308,10 @@ _IMPLS: dict[str, Callable[..., Value]] = {
     "cos": _elementwise_fn(lambda ev, x: ev.trig("cos", x)),
     "tan": _elementwise_fn(lambda ev, x: ev.trig("tan", x)),
     "tanh": _elementwise_fn(lambda ev, x: ev.ops.tanh(x)),
+    # erf is increasing, so its values at the two ends enclose an interval's image.
+    "erf": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, mp.erf)),
+    "comb": _fn_comb,
+    "factorial": _fn_factorial,
     "abs": _elementwise_fn(lambda ev, x: abs(x), 1),
     "floor": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, lambda v: mp.floor(v, prec=0)), 1),
     "ceil": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, lambda v: mp.ceil(v, prec=0)), 1),

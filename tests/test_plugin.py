@@ -1,0 +1,70 @@
+"""The pytest plugin: claims become items, failures read like the domain, silence elsewhere."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+NOTE = "第 1 章：例子\n1.1 求和\nsum = 0.25 + 0.5 = 0.75\nbad = 0.25 + 0.5 = 0.80\n"
+CLAIMS = """\
+note: n.txt
+section: "1.1"
+claims:
+  - id: good-sum
+    text: sum = ⟨a⟩ + ⟨b⟩ = ⟨s⟩
+    check: {s: a + b}
+  - id: bad-sum
+    says: the second sum is wrong
+    text: bad = ⟨a⟩ + ⟨b⟩ = ⟨s⟩
+    check: {s: a + b}
+  - id: pinned-sum
+    text: bad = ⟨a⟩ + ⟨b⟩ = ⟨s⟩
+    check: {s: a + b}
+    known: {s: {printed: "0.80", why: "0.75 misread"}}
+"""
+TABLE = '[tool.notecheck]\nnotes = "notes"\nclaims = "claims"\n'
+
+
+def make(pytester: pytest.Pytester, pyproject: str) -> None:
+    pytester.makefile(".toml", pyproject=pyproject)
+    (pytester.path / "notes").mkdir()
+    (pytester.path / "notes" / "n.txt").write_text(NOTE, encoding="utf-8")
+    (pytester.path / "claims").mkdir()
+    (pytester.path / "claims" / "c.yaml").write_text(CLAIMS, encoding="utf-8")
+
+
+def test_claims_are_items_with_domain_failures(pytester: pytest.Pytester) -> None:
+    make(pytester, TABLE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    text = result.stdout.str()
+    assert "claim bad-sum" in text
+    assert "n.txt:4:20: discrepancy" in text
+    assert "printed 0.80, expected 0.75" in text
+    assert "says: the second sum is wrong" in text
+    assert "Traceback" not in text and "verifiers/engine.py" not in text
+
+
+def test_plugin_is_silent_without_its_table(pytester: pytest.Pytester) -> None:
+    make(pytester, "[tool.other]\nx = 1\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes()
+    assert "no tests ran" in result.stdout.str()
+
+
+def test_arithmetic_run_imports_neither_torch_nor_sympy() -> None:
+    code = textwrap.dedent("""
+        import sys
+        from pathlib import Path
+        from verifiers.run import run
+        run(Path("notes"), Path("claims"))
+        heavy = sorted(m for m in ("torch", "sympy", "numpy") if m in sys.modules)
+        print(",".join(heavy))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
