@@ -24,7 +24,7 @@ from verifiers.numbers import (
 )
 from verifiers.schema import HOLE_RE, HoleRef
 
-_WS = r"[ \t\r\n\u00a0\u3000]"
+_WS = r"\s"
 _NUM = f"(?:{NUMBER_PATTERN})"
 _INT = r"(?:[-+−]?\d+)"
 _LATEX_FRAC = rf"\\[dt]?frac\{{{_WS}*{_INT}{_WS}*\}}\{{{_WS}*{_INT}{_WS}*\}}"

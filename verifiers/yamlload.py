@@ -15,6 +15,8 @@ from typing import Any
 import yaml
 
 MAX_NODES = 200_000
+# libyaml's parser when PyYAML was built with it (same nodes and marks, ~10x faster).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STANDARD_TAGS = {
     "tag:yaml.org,2002:str",
@@ -58,7 +60,7 @@ class Node:
 def load(text: str) -> Node | None:
     """Parse one YAML document into located nodes; None for an empty document."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -1,0 +1,66 @@
+"""Benchmark and sensitivity figures for notecheck (printed, never asserted).
+
+    python benchmarks/bench.py              # timings: import floor, cold `notecheck check`
+    python benchmarks/bench.py --mutations  # also: one-digit edit of every covered value
+
+Timings are wall-clock medians over a few runs of fresh processes, so they
+include interpreter start-up, as a user or CI job sees them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def wall(command: list[str], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, capture_output=True, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def timings(repeat: int) -> None:
+    floor = wall([sys.executable, "-c", "import mpmath, yaml"], repeat)
+    check = wall([sys.executable, "-m", "verifiers", "check"], repeat)
+    print(f"{'measure':<40}{'seconds':>10}{'x floor':>10}")
+    print(f"{'import floor (python + mpmath + yaml)':<40}{floor:>10.3f}{1:>10.1f}")
+    print(f"{'notecheck check (all claims, cold)':<40}{check:>10.3f}{check / floor:>10.1f}")
+
+
+def mutations(sample: int | None) -> None:
+    sys.path.insert(0, str(ROOT))
+    from verifiers.mutate import survey
+
+    start = time.perf_counter()
+    results = survey(ROOT / "notes", ROOT / "claims", sample)
+    seconds = time.perf_counter() - start
+    caught = sum(1 for _, ok in results if ok)
+    print(f"one-digit edits caught: {caught}/{len(results)} in {seconds:.1f} s")
+    for m, ok in results:
+        if not ok:
+            print(f"  missed: notes/{m.note}:{m.line}:{m.col} {m.old}->{m.new} "
+                  f"({m.claim_id} {m.hole})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--mutations", action="store_true", help="run the one-digit survey")
+    parser.add_argument("--sample", type=int, help="only this many evenly spaced mutations")
+    args = parser.parse_args()
+    timings(args.repeat)
+    if args.mutations:
+        mutations(args.sample)
+
+
+if __name__ == "__main__":
+    main()
