@@ -72,7 +72,7 @@ def test_wrong_digit_is_a_discrepancy_at_the_note_line(tmp_path, capsys):
     root = project(tmp_path, SUM, NOTE.replace("= 0.75", "= 0.76"))
     code, out, data = check(root, capsys)
     assert code == 1
-    assert "n.txt:4:20: discrepancy: sum: s: printed 0.76, expected 0.75" in out
+    assert "n.txt:4:20: discrepancy: sum in 1.1: s: printed 0.76, expected 0.75" in out
     assert data["claims"][0]["values"][2]["expected"].startswith("0.75")
 
 

@@ -1,0 +1,20 @@
+"""On the real notes: one-digit edits of covered values are caught (a deterministic sample).
+
+The full survey of every covered value is `python benchmarks/bench.py --mutations`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verifiers.mutate import survey
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_one_digit_edits_of_covered_values_are_caught() -> None:
+    results = survey(ROOT / "notes", ROOT / "claims", sample=16)
+    assert len(results) == 16
+    missed = [f"notes/{m.note}:{m.line}:{m.col} {m.old}->{m.new} ({m.claim_id} {m.hole})"
+              for m, caught in results if not caught]
+    assert missed == []
