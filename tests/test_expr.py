@@ -746,3 +746,11 @@ def test_comb_factorial_and_erf() -> None:
     for bad in ("factorial(-1)", "factorial(2.5)", "comb(10000, 2)"):
         with pytest.raises(ExprError):
             evaluate(parse(bad), {})
+
+
+def test_count_of_nonzero_entries() -> None:
+    assert evaluate(parse("count(topp([0.5, 0.25, 0.15, 0.1], 0.8))"), {}) == 3
+    assert evaluate(parse("count(topk([0.5, 0.25, 0.15, 0.1], 2))"), {}) == 2
+    kept = evaluate(parse("count(topk(p, 2))"), {"p": (iv.mpf(0.5), iv.mpf(0.3), iv.mpf(0.2))},
+                    "interval")
+    assert kept.a == kept.b == 2

@@ -189,11 +189,19 @@ class Engine:
                 local_ok &= overlaps(lo, pn.value, tol)
             root = None
             if local_ok and not global_ok:
-                root = self._inherited_root(ev, name)
+                root = self._inherited_root(ev, name, ref)
             ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root)
 
-    def _inherited_root(self, ev: Evaluation, name: str) -> tuple[str, str] | None:
-        """The first upstream value that is wrong, followed to where its error starts."""
+    def _inherited_root(
+        self, ev: Evaluation, name: str, ref: HoleRef
+    ) -> tuple[str, str] | None:
+        """The upstream value that is wrong, followed to where its error starts.
+
+        Dependencies are known per name, not per element; among the wrong parts
+        of a name, the one printed at the same index (row i from row i) is preferred.
+        """
+        own_index = ref.key[len(ref.name):]
+        candidates: list[tuple[str, HoleState]] = []
         for dep in dependencies(ev.claim, name):
             if dep in ev.claim.check and dep != name:
                 states = [s for k, s in ev.states.items() if _base(k) == dep]
@@ -208,11 +216,13 @@ class Engine:
                 owner = use.claim_id
             else:
                 continue
-            for state in states:
-                if not state.global_ok and not state.local_ok:
-                    return owner, state.key
-                if not state.global_ok and state.root is not None:
-                    return state.root
+            candidates.extend((owner, state) for state in states)
+        candidates.sort(key=lambda c: not (own_index and c[1].key.endswith(own_index)))
+        for owner, state in candidates:
+            if not state.global_ok and not state.local_ok:
+                return owner, state.key
+            if not state.global_ok and state.root is not None:
+                return state.root
         return None
 
     # -- verdicts -----------------------------------------------------------
@@ -413,16 +423,20 @@ def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
 
 
 def plausible(pn: PrintedNumber, expected: Any, widen: Any) -> Any:
-    """The interval of values the note's author may have carried forward."""
-    tol = tolerance(pn, expected, widen)
+    """The values the note's author may have carried forward from a printed result.
+
+    A right value: anything between its printed digits and the exact value.
+    A wrong value: its printed digits (the author went on with what is on the
+    page; a rounding interval around a wrong number would hide later slips).
+    """
     printed = to_interval(pn.value, Fraction(0))
+    if abs(to_point(pn.value) - expected) > tolerance(pn, expected, widen):
+        return printed
     old = iv.dps
     iv.dps = DPS
     try:
-        if abs(to_point(pn.value) - expected) <= tol:
-            e = iv.mpf(expected)
-            return iv.mpf([min(printed.a, e.a), max(printed.b, e.b)])
-        return printed + iv.mpf([-1, 1]) * iv.mpf(tol)
+        e = iv.mpf(expected)
+        return iv.mpf([min(printed.a, e.a), max(printed.b, e.b)])
     finally:
         iv.dps = old
 
@@ -589,6 +603,8 @@ def suggest(printed: Printed, expected: Any) -> str:
 
 
 def like(pn: PrintedNumber, expected: Any) -> str:
+    if pn.kind == "integer" and expected != mpmath.nint(expected):
+        return mpmath.nstr(expected, 6)  # "expected 0" for 0.5 would mislead
     if pn.kind in ("integer", "decimal", "percent"):
         scale = 100 if pn.kind == "percent" else 1
         decimals = _decimals(pn)

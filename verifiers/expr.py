@@ -183,6 +183,7 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
         "transpose", "sort", "rsort", "cumsum",
     )},
     "erf": (1, 1),
+    "count": (1, 1),
     "comb": (2, 2),
     "factorial": (1, 1),
     "log": (1, 2),
@@ -1272,6 +1273,12 @@ def _fn_len(ev: _Evaluator, v: Value) -> Value:
     return ev.ops.scalar(len(v))
 
 
+def _fn_count(ev: _Evaluator, v: Value) -> Value:
+    """How many entries are not exactly zero (e.g. the tokens top-k or top-p keeps)."""
+    items = ev.elements(v, "count", allow_empty=True)
+    return ev.ops.scalar(sum(1 for x in items if ev.ops.bounds(x) != (0, 0)))
+
+
 def _fn_mean(ev: _Evaluator, v: Value) -> Scalar:
     items = ev.elements(v, "mean")
     return ev.ops.total(items) / len(items)
@@ -1311,6 +1318,7 @@ _IMPLS: dict[str, Callable[..., Value]] = {
     # erf is increasing, so its values at the two ends enclose an interval's image.
     "erf": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, mp.erf)),
     "comb": _fn_comb,
+    "count": _fn_count,
     "factorial": _fn_factorial,
     "abs": _elementwise_fn(lambda ev, x: abs(x), 1),
     "floor": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, lambda v: mp.floor(v, prec=0)), 1),
