@@ -38,16 +38,19 @@ def timings(repeat: int) -> None:
 
 def mutations(sample: int | None) -> None:
     sys.path.insert(0, str(ROOT))
-    from verifiers.mutate import survey
+    from collections import Counter
+
+    from verifiers.mutate import CAUGHT, survey
 
     start = time.perf_counter()
     results = survey(ROOT / "notes", ROOT / "claims", sample)
     seconds = time.perf_counter() - start
-    caught = sum(1 for _, ok in results if ok)
-    print(f"one-digit edits caught: {caught}/{len(results)} in {seconds:.1f} s")
-    for m, ok in results:
-        if not ok:
-            print(f"  missed: notes/{m.note}:{m.line}:{m.col} {m.old}->{m.new} "
+    counts = Counter(outcome for _, outcome in results)
+    print(f"one-digit edits of covered values: {len(results)} in {seconds:.1f} s: "
+          + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+    for m, outcome in results:
+        if outcome != CAUGHT:
+            print(f"  {outcome}: notes/{m.note}:{m.line}:{m.col} {m.old}->{m.new} "
                   f"({m.claim_id} {m.hole})")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifiers.mutate import survey
+from verifiers.mutate import MISSED, survey
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -16,5 +16,5 @@ def test_one_digit_edits_of_covered_values_are_caught() -> None:
     results = survey(ROOT / "notes", ROOT / "claims", sample=16)
     assert len(results) == 16
     missed = [f"notes/{m.note}:{m.line}:{m.col} {m.old}->{m.new} ({m.claim_id} {m.hole})"
-              for m, caught in results if not caught]
+              for m, outcome in results if outcome == MISSED]
     assert missed == []

@@ -20,6 +20,12 @@ from verifiers.schema import Claim
 _DIGIT = re.compile(r"[0-9]")
 
 
+CAUGHT = "caught"
+MISSED = "missed"
+CORRECTED = "corrected"  # the edit made a wrong value right: nothing to catch
+UNREAD = "unread input"  # an input no check reads: an edit cannot change a verdict
+
+
 @dataclass(frozen=True)
 class Mutation:
     note: str
@@ -53,8 +59,27 @@ def mutations(result: RunResult) -> list[Mutation]:
     return sorted(found.values(), key=lambda m: (m.note, m.offset))
 
 
-def is_caught(notes: dict[str, Note], claims: list[Claim], mutation: Mutation) -> bool:
-    """Re-run the note's claims with one digit changed; caught if any claim fails."""
+def read_inputs(claims: list[Claim]) -> set[tuple[str, str]]:
+    """(claim id, hole name) of every input that some expression reads."""
+    from verifiers.expr import free_names
+
+    read: set[tuple[str, str]] = set()
+    for claim in claims:
+        names: set[str] = set()
+        for tree, _ in [*claim.where.values(), *claim.check.values()]:
+            names |= free_names(tree)
+        read |= {(claim.id, n) for n in names if n in claim.inputs}
+        read |= {(use.claim_id, use.hole) for use in claim.uses.values()}
+    return read
+
+
+def outcome(notes: dict[str, Note], claims: list[Claim], mutation: Mutation,
+            read: set[tuple[str, str]]) -> str:
+    """Re-run the note's claims with one digit changed and classify what happened."""
+    hole = mutation.hole.split("[", 1)[0]
+    if (mutation.claim_id, hole) not in read and any(
+            c.id == mutation.claim_id and hole in c.inputs for c in claims):
+        return UNREAD
     original = notes[mutation.note]
     text = original.text
     edited = text[:mutation.offset] + mutation.new + text[mutation.offset + 1:]
@@ -62,13 +87,19 @@ def is_caught(notes: dict[str, Note], claims: list[Claim], mutation: Mutation) -
     changed[mutation.note] = Note(original.path, edited, original.name)
     mine = [c for c in claims if c.note == mutation.note]
     engine = Engine(changed, claims)
-    return any(not engine.verdict(c.id).passed for c in mine)
+    if any(not engine.verdict(c.id).passed for c in mine):
+        return CAUGHT
+    edited_value = next((v for v in engine.verdict(mutation.claim_id).values
+                         if v.name == mutation.hole), None)
+    if edited_value is not None and edited_value.status == "verified":
+        return CORRECTED
+    return MISSED
 
 
 def survey(
     notes_dir: Path, claims_dir: Path, sample: int | None = None
-) -> list[tuple[Mutation, bool]]:
-    """Apply every mutation (or an evenly spaced sample) and report which are caught."""
+) -> list[tuple[Mutation, str]]:
+    """Apply every mutation (or an evenly spaced sample) and classify each outcome."""
     result = run(notes_dir, claims_dir)
     todo = mutations(result)
     if sample is not None and sample < len(todo):
@@ -76,4 +107,5 @@ def survey(
         todo = [todo[int(i * step)] for i in range(sample)]
     notes = load_notes(notes_dir)
     claims, _ = load_claims(claims_dir, set(notes))
-    return [(m, is_caught(notes, claims, m)) for m in todo]
+    read = read_inputs(claims)
+    return [(m, outcome(notes, claims, m, read)) for m in todo]
