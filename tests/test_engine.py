@@ -168,6 +168,9 @@ claims:
 """
 
 
+PIN = "    known: {y: {printed: '2.50', expected: '2.40', why: 'doubled 1.25, not 1.20'}}"
+
+
 def test_wrong_upstream_is_reported_once_as_root_cause(tmp_path, capsys):
     # y is mis-computed (2.50); z = y + 1 = 3.50 is right given the printed y.
     note = NOTE.replace("y = 2x = 2.40", "y = 2x = 2.50").replace("= 3.40", "= 3.50")
@@ -184,7 +187,7 @@ def test_pinned_root_makes_its_consequences_known(tmp_path, capsys):
     note = NOTE.replace("y = 2x = 2.40", "y = 2x = 2.50").replace("= 3.40", "= 3.50")
     pinned = CHAIN.replace(
         "    check: {y: 2 * xv}",
-        "    check: {y: 2 * xv}\n    known: {y: {printed: '2.50', why: 'doubled 1.25, not 1.20'}}")
+        "    check: {y: 2 * xv}\n" + PIN)
     code, out, data = check(project(tmp_path, pinned, note), capsys)
     by_id = {c["id"]: c for c in data["claims"]}
     assert by_id["c-double"]["status"] == "known"
@@ -195,7 +198,7 @@ def test_pinned_root_makes_its_consequences_known(tmp_path, capsys):
 def test_pin_edited_to_the_right_value_is_fixed(tmp_path, capsys):
     pinned = CHAIN.replace(
         "    check: {y: 2 * xv}",
-        "    check: {y: 2 * xv}\n    known: {y: {printed: '2.50', why: 'doubled 1.25'}}")
+        "    check: {y: 2 * xv}\n" + PIN)
     code, out, data = check(project(tmp_path, pinned), capsys)  # the note prints 2.40: right
     y = next(c for c in data["claims"] if c["id"] == "c-double")
     assert y["status"] == "fixed" and "remove the pin" in y["message"]
@@ -205,7 +208,7 @@ def test_pin_edited_to_the_right_value_is_fixed(tmp_path, capsys):
 def test_pin_edited_to_another_wrong_value_is_a_discrepancy(tmp_path, capsys):
     pinned = CHAIN.replace(
         "    check: {y: 2 * xv}",
-        "    check: {y: 2 * xv}\n    known: {y: {printed: '2.50', why: 'doubled 1.25'}}")
+        "    check: {y: 2 * xv}\n" + PIN)
     note = NOTE.replace("y = 2x = 2.40", "y = 2x = 2.60").replace("= 3.40", "= 3.60")
     code, out, data = check(project(tmp_path, pinned, note), capsys)
     y = next(c for c in data["claims"] if c["id"] == "c-double")
@@ -353,3 +356,25 @@ def test_a_right_value_after_a_wrong_upstream_is_not_flagged(tmp_path, capsys):
     code, out, data = check(project(tmp_path, CHAIN, note), capsys)
     by_id = {c["id"]: c["status"] for c in data["claims"]}
     assert by_id == {"c-in": "verified", "c-double": "discrepancy", "c-plus": "verified"}
+
+
+def test_a_pin_needs_its_expected_value(tmp_path, capsys):
+    note = NOTE.replace("y = 2x = 2.40", "y = 2x = 2.50").replace("= 3.40", "= 3.50")
+    pinned = CHAIN.replace(
+        "    check: {y: 2 * xv}",
+        "    check: {y: 2 * xv}\n    known: {y: {printed: '2.50', why: 'doubled 1.25'}}")
+    code, out, data = check(project(tmp_path, pinned, note), capsys)
+    assert code == 1 and "the pin needs expected: '2.40'" in out
+
+
+def test_editing_an_input_under_a_pin_reopens_it(tmp_path, capsys):
+    # y = 2x is pinned as 2.50 (should be 2.40); now x is edited to 1.30: y should be 2.60.
+    note = (NOTE.replace("x = 1.20", "x = 1.30").replace("y = 2x = 2.40", "y = 2x = 2.50")
+            .replace("= 3.40", "= 3.50"))
+    pinned = CHAIN.replace(
+        "    check: {y: 2 * xv}",
+        "    check: {y: 2 * xv}\n    known: {y: {printed: '2.50', expected: '2.40', why: 'x'}}")
+    code, out, data = check(project(tmp_path, pinned, note), capsys)
+    y = next(c for c in data["claims"] if c["id"] == "c-double")
+    assert y["status"] == "discrepancy" and "was an input edited?" in y["message"]
+    assert code == 1

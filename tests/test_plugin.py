@@ -25,7 +25,7 @@ claims:
   - id: pinned-sum
     text: bad = ⟨a⟩ + ⟨b⟩ = ⟨s⟩
     check: {s: a + b}
-    known: {s: {printed: "0.80", why: "0.75 misread"}}
+    known: {s: {printed: "0.80", expected: "0.75", why: "0.75 misread"}}
 """
 TABLE = '[tool.notecheck]\nnotes = "notes"\nclaims = "claims"\n'
 

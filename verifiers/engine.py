@@ -26,7 +26,7 @@ from verifiers import expr as ex
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
 from verifiers.numbers import PrintedNumber
-from verifiers.schema import Claim, HoleRef, did_you_mean
+from verifiers.schema import Claim, HoleRef, Pin, did_you_mean
 from verifiers.verdicts import (
     DISCREPANCY,
     ERROR,
@@ -292,17 +292,7 @@ class Engine:
         pin = claim.known.get(ref.key)
         root_status = self._root_status(state.root) if state.root else None
         if pin is not None:
-            if _same_text(pin.printed, printed.text):
-                if status == DISCREPANCY:
-                    status, why = KNOWN, f"known: {pin.why}"
-                else:
-                    status, why = FIXED, "pinned as known but it verifies: remove the pin"
-            elif status == VERIFIED:
-                status = FIXED
-                why = (f"pinned text {pin.printed!r} changed and now verifies: "
-                       "remove the pin")
-            else:
-                why += f" (the pin for {pin.printed!r} no longer applies)"
+            status, why = self._apply_pin(pin, printed.text, vv.suggestion, status, why)
         elif status == DISCREPANCY and root_status == KNOWN:
             status, why = KNOWN, f"inherits the known discrepancy of {state.root[0]}"
         vv.status = status
@@ -314,6 +304,28 @@ class Engine:
             if why:
                 vv.message += f" — {why}"
         return vv
+
+    @staticmethod
+    def _apply_pin(
+        pin: Pin, printed: str, suggestion: str | None, status: str, why: str
+    ) -> tuple[str, str]:
+        """A pin holds while the note prints ``pin.printed`` and the truth is ``pin.expected``.
+
+        Anchoring both sides means an edit of the value *or of any input that
+        feeds it* re-opens the verdict.
+        """
+        if pin.expected is None:
+            return ERROR, f"the pin needs expected: {suggestion!r} (what the note should print)"
+        if not _same_text(pin.printed, printed):
+            if status == VERIFIED:
+                return FIXED, f"pinned {pin.printed!r} changed and now verifies: remove the pin"
+            return status, why + f" (the pin for {pin.printed!r} no longer applies)"
+        if status == VERIFIED:
+            return FIXED, "pinned as known but it verifies: remove the pin"
+        if not _same_text(pin.expected, suggestion or ""):
+            return DISCREPANCY, (f"{why}; the pin expected {pin.expected!r}, but the inputs "
+                                 "now give another value (was an input edited?)")
+        return KNOWN, f"known: {pin.why}"
 
     def _root_status(self, root: tuple[str, str]) -> str | None:
         """The status of the hole where an inherited error starts (local ✗, so no cycle)."""

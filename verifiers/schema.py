@@ -21,7 +21,7 @@ FILE_KEYS = ("note", "section", "claims")
 CLAIM_KEYS = ("id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
-PIN_KEYS = ("printed", "why")
+PIN_KEYS = ("printed", "expected", "why")
 KINDS = ("arithmetic",)
 CONSTANTS = frozenset({"pi", "e"})
 
@@ -79,7 +79,10 @@ class Widen:
 
 @dataclass(frozen=True)
 class Pin:
+    """A known discrepancy, anchored on both sides: what the note prints and what it should."""
+
     printed: str
+    expected: str | None
     why: str
     line: int
 
@@ -356,8 +359,9 @@ class _FileValidator:
                 continue
             self.unknown_keys(value, PIN_KEYS, claim)
             printed = self.string(value, "printed", claim, required=True)
+            expected = self.string(value, "expected", claim)
             why = self.string(value, "why", claim, required=True)
-            claim.known[key.replace(" ", "")] = Pin(printed or "", why or "", value.line)
+            claim.known[key.replace(" ", "")] = Pin(printed or "", expected, why or "", value.line)
 
     def cross_check(self, claim: Claim, node: Node) -> None:
         holes = set(claim.hole_names)
