@@ -378,3 +378,16 @@ def test_editing_an_input_under_a_pin_reopens_it(tmp_path, capsys):
     y = next(c for c in data["claims"] if c["id"] == "c-double")
     assert y["status"] == "discrepancy" and "was an input edited?" in y["message"]
     assert code == 1
+
+
+def test_a_comma_list_without_spaces_is_split_at_commas(tmp_path, capsys):
+    note = "若 $z=(1000,999,998)$，最大 1000\n"
+    claims = """note: n.txt
+claims:
+  - id: big
+    text: 若 $z=⟨z⟩$，最大 ⟨m⟩
+    check: {m: max(z)}
+"""
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    assert code == 0, out
+    assert data["claims"][0]["values"][0]["printed"] == "(1000,999,998)"

@@ -40,7 +40,6 @@ VALUE_PATTERN = f"(?:{_LATEX}|{_NESTED}|{_BRACKET_LIST}|{_PAREN_LIST}|{_FRAC}|{_
 _FRAC_PARTS = re.compile(
     r"\\[dt]?frac\{\s*([-+−]?\d+)\s*\}\{\s*([-+−]?\d+)\s*\}|([-+−]?\d+)\s*/\s*(\d+)"
 )
-_ELEM_RE = re.compile(f"{_FRAC}|{_NUM}")
 _NUMBER_RE = re.compile(UNSIGNED_NUMBER_PATTERN)
 MAX_QUOTE = 20_000
 
@@ -240,7 +239,9 @@ def read_value(raw: str, start: int) -> Printed:
 
 
 def _elements(body: str, start: int) -> list[PrintedNumber]:
-    return [_element(m.group(0), start) for m in _ELEM_RE.finditer(body)]
+    """List elements are split at commas first: in ``(1000,999,998)`` a comma separates."""
+    pieces = [p.strip() for p in re.split(r"[,，]", body.strip().rstrip(",，"))]
+    return [_element(p, start) for p in pieces]
 
 
 def _shaped(raw: str, start: int, matrix: list[list[PrintedNumber]]) -> Printed:
