@@ -391,3 +391,28 @@ claims:
     code, out, data = check(project(tmp_path, claims, note), capsys)
     assert code == 0, out
     assert data["claims"][0]["values"][0]["printed"] == "(1000,999,998)"
+
+
+@pytest.mark.parametrize(("printed", "code"), [("4.9", 0), ("5.9", 1), ("4.8", 1)])
+def test_tiny_values_are_compared_as_strictly_as_others(tmp_path, capsys, printed, code):
+    note = f"最小正双精度数 $2^{{-1074}}\\approx{printed}\\times10^{{-324}}$\n"
+    claims = """note: n.txt
+claims:
+  - id: tiny
+    text: $2^{-⟨k⟩}\\approx⟨t⟩$
+    check: {t: 2^(-k)}
+"""
+    assert check(project(tmp_path, claims, note), capsys)[0] == code
+
+
+def test_latex_spaces_inside_a_list(tmp_path, capsys):
+    note = "$g=(-0.335,\\ 0.245,\\ 0.090)$\n"
+    claims = """note: n.txt
+claims:
+  - id: g
+    text: $g=⟨g⟩$
+    check: {g: "[-0.335, 0.245, 0.09]"}
+"""
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    assert code == 0, out
+    assert data["claims"][0]["values"][0]["printed"] == "(-0.335,\\ 0.245,\\ 0.090)"

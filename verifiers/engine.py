@@ -553,14 +553,19 @@ def flat(value: Any) -> list[Any]:
 
 
 def tolerance(pn: PrintedNumber, expected: Any, widen: Any) -> mpmath.mpf:
-    """Half a unit of the last printed digit (0 for integers), widened if the claim says why."""
+    """Half a unit of the last printed digit (0 for integers), widened if the claim says why.
+
+    The "hair" for ties and 40-digit rounding is relative, so that values near
+    1e-324 are compared as strictly as values near 1.
+    """
     tol = Fraction(0) if pn.exact else pn.half_unit
     with mp.workdps(DPS):
         t = to_point(tol)
         if widen is not None:
             t = max(t, to_point(widen.abs or Fraction(0)), to_point(widen.rel or Fraction(0))
                     * abs(expected))
-        return t * (1 + mp.mpf(10) ** -20) + abs(expected) * to_point(HAIR) + to_point(HAIR)
+        scale = max(abs(expected), abs(to_point(pn.value)))
+        return t * (1 + mp.mpf(10) ** -20) + scale * to_point(HAIR)
 
 
 def overlaps(interval: Any, printed: Fraction, tol: mpmath.mpf) -> bool:

@@ -30,7 +30,8 @@ _INT = r"(?:[-+−]?\d+)"
 _LATEX_FRAC = rf"\\[dt]?frac\{{{_WS}*{_INT}{_WS}*\}}\{{{_WS}*{_INT}{_WS}*\}}"
 _FRAC = rf"(?:{_LATEX_FRAC}|{_INT}{_WS}*/{_WS}*\d+(?![\d.]))"
 _ELEM = f"(?:{_FRAC}|{_NUM})"
-_SEP = f"{_WS}*[,，]{_WS}*"
+_LSP = r"(?:\s|\\[ ,;:!])"  # whitespace, or a LaTeX space such as "\ " or "\,"
+_SEP = f"{_LSP}*[,，]{_LSP}*"
 _BRACKET_LIST = rf"\[{_WS}*{_ELEM}(?:{_SEP}{_ELEM})*{_WS}*,?{_WS}*\]"
 _PAREN_LIST = rf"\({_WS}*{_ELEM}(?:{_SEP}{_ELEM})+{_WS}*\)"
 _NESTED = rf"\[{_WS}*{_BRACKET_LIST}(?:{_SEP}{_BRACKET_LIST})*{_WS}*,?{_WS}*\]"
@@ -240,6 +241,7 @@ def read_value(raw: str, start: int) -> Printed:
 
 def _elements(body: str, start: int) -> list[PrintedNumber]:
     """List elements are split at commas first: in ``(1000,999,998)`` a comma separates."""
+    body = re.sub(r"\\[ ,;:!]", " ", body)
     pieces = [p.strip() for p in re.split(r"[,，]", body.strip().rstrip(",，"))]
     return [_element(p, start) for p in pieces]
 
