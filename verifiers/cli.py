@@ -48,7 +48,8 @@ def console_line(result: RunResult, v: Verdict) -> str:
         place = f"{v.file}:{v.line}:1"
     root = f" (root cause: {v.root_cause})" if v.root_cause and v.root_cause != v.id else ""
     where = f" in {v.section}" if v.section else ""
-    return f"{place}: {v.status}: {v.id}{where}: {v.message}{root} [{v.file}:{v.line}]"
+    message = " ".join(v.message.split())  # one line per claim, whatever the message holds
+    return f"{place}: {v.status}: {v.id}{where}: {message}{root} [{v.file}:{v.line}]"
 
 
 def summary_line(result: RunResult) -> str:

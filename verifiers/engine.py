@@ -272,7 +272,7 @@ class Engine:
             start=note.position(printed.start), end=note.position(printed.end),
         )
         if ref.name not in claim.check:
-            vv.message = f"{ref.key}: input {printed.text}"
+            vv.message = f"{ref.key}: input {' '.join(printed.text.split())}"
             return vv
         state = ev.states[ref.key]
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
@@ -297,10 +297,11 @@ class Engine:
             status, why = KNOWN, f"inherits the known discrepancy of {state.root[0]}"
         vv.status = status
         state.status = status
+        shown = " ".join(printed.text.split())
         if status == VERIFIED:
-            vv.message = f"{ref.key}: {printed.text} verified"
+            vv.message = f"{ref.key}: {shown} verified"
         else:
-            vv.message = f"{ref.key}: printed {printed.text}, expected {vv.suggestion}"
+            vv.message = f"{ref.key}: printed {shown}, expected {vv.suggestion}"
             if why:
                 vv.message += f" — {why}"
         return vv
