@@ -265,7 +265,7 @@ claims:
     [
         ("note: n.txt\nclaims:\n  - id: a\n    text: [unclosed\n", "invalid YAML"),
         ("note: n.txt\nclaims:\n  - id: a\n    text: sum = ⟨s⟩\n    chek: {s: 1}\n",
-         "c.yaml:5:5: unknown key 'chek' (did you mean 'check'?)"),
+         "c.yaml:5:5: error: unknown key 'chek' (did you mean 'check'?)"),
         ("note: n.txt\nclaims:\n  - !!python/object/apply:os.system ['echo hi']\n",
          "tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"),
         ("note: n.txt\nclaims:\n  - id: a\n    text: sum = ⟨s⟩\n"

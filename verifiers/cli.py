@@ -40,7 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def console_line(result: RunResult, v: Verdict) -> str:
     """``notes/x.txt:LINE:COL: status: message [claims/y.yaml:LINE]``."""
-    if v.note and v.where is not None:
+    if v.claim_place is not None:  # the claim file itself is at fault
+        line, col = v.claim_place
+        return f"{v.file}:{line}:{col}: {v.status}: {' '.join(v.message.split())} [{v.id}]"
+    elif v.note and v.where is not None:
         place = f"{result.note_path(v.note)}:{v.where[0]}:{v.where[1]}"
     elif v.note:
         place = f"{result.note_path(v.note)}:1:1"

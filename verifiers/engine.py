@@ -235,6 +235,10 @@ class Engine:
         if ev.failure is not None:
             verdict.status = ev.failure.status
             verdict.message = ev.failure.message
+            if claim.problems:
+                first = claim.problems[0]
+                verdict.claim_place = (first.line, first.col)
+                verdict.message = "; ".join(p.message for p in claim.problems)
             return verdict
         note, match = ev.note, ev.match
         verdict.span = (note.position(match.start), note.position(match.end))
@@ -371,6 +375,8 @@ class Scope(Mapping[str, Any]):
             return printed_value(up, use.hole, INTERVAL, exact=False)
         if name in claim.where:
             return ex.evaluate(claim.where[name][0], self, self.mode)
+        if claim.run is not None and name in claim.run.outputs:
+            return self._model_outputs()[name]
         if name in claim.check:
             if self.mode == POINT:
                 if name in ev.global_values:
@@ -381,13 +387,28 @@ class Scope(Mapping[str, Any]):
             return printed_value(ev, name, self.mode, exact=True)
         raise KeyError(name)
 
-    def __contains__(self, name: object) -> bool:
+    def _model_outputs(self) -> dict[str, Any]:
+        """Run the claim's tinygpt example once per mode (torch is imported only here)."""
+        if "\0run" not in self.cache:
+            from verifiers.modelrun import run_example
+
+            run = self.ev.claim.run
+            inputs = {key: ex.evaluate(tree, self, self.mode)
+                      for key, (tree, _) in run.inputs.items()}
+            values = run_example(run.example, inputs, tuple(run.outputs.values()), self.mode)
+            self.cache["\0run"] = {alias: values[key] for alias, key in run.outputs.items()}
+        return self.cache["\0run"]
+
+    def _names(self) -> list[str]:
         c = self.ev.claim
-        return name in c.uses or name in c.where or name in c.hole_names
+        outputs = list(c.run.outputs) if c.run else []
+        return list(dict.fromkeys([*c.uses, *c.where, *c.hole_names, *outputs]))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
 
     def __iter__(self) -> Iterator[str]:
-        c = self.ev.claim
-        return iter(dict.fromkeys([*c.uses, *c.where, *c.hole_names]))
+        return iter(self._names())
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -588,6 +609,9 @@ def dependencies(claim: Claim, name: str) -> list[str]:
         seen.append(dep)
         if dep in claim.where:
             stack.extend(sorted(ex.free_names(claim.where[dep][0])))
+        if claim.run is not None and dep in claim.run.outputs:
+            for tree, _ in claim.run.inputs.values():
+                stack.extend(sorted(ex.free_names(tree)))
     return seen
 
 

@@ -107,5 +107,6 @@ def select_file(select: Callable[[Claim], bool], problem: LoadProblem) -> bool:
 def problem_verdict(problem: LoadProblem) -> Verdict:
     return Verdict(
         id=problem.claim_id or problem.file, file=problem.file, line=problem.line, note="",
-        kind="arithmetic", says="", status=ERROR, message=str(problem),
+        kind="arithmetic", says="", status=ERROR, message=problem.message,
+        claim_place=(problem.line, problem.col),
     )

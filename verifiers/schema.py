@@ -18,11 +18,14 @@ from verifiers import expr as ex
 from verifiers.yamlload import Node, YamlError, load
 
 FILE_KEYS = ("note", "section", "claims")
-CLAIM_KEYS = ("id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind")
+CLAIM_KEYS = (
+    "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
+)
+RUN_KEYS = ("example", "inputs", "outputs")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
-KINDS = ("arithmetic",)
+KINDS = ("arithmetic", "model")
 CONSTANTS = frozenset({"pi", "e"})
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -87,6 +90,16 @@ class Pin:
     line: int
 
 
+@dataclass(frozen=True)
+class Run:
+    """A model run (kind: model): a named tinygpt example, its inputs and bound outputs."""
+
+    example: str
+    inputs: dict[str, tuple[ex.Expr, int]]
+    outputs: dict[str, str]  # name in the claim -> the example's output key
+    line: int
+
+
 @dataclass
 class Claim:
     """A validated claim; ``problems`` is non-empty when it cannot be evaluated."""
@@ -107,6 +120,7 @@ class Claim:
     check: dict[str, tuple[ex.Expr, int]] = field(default_factory=dict)
     widen: dict[str, Widen] = field(default_factory=dict)
     known: dict[str, Pin] = field(default_factory=dict)
+    run: Run | None = None
     problems: list[LoadProblem] = field(default_factory=list)
 
     @property
@@ -239,6 +253,7 @@ class _FileValidator:
         self.uses(claim, node.value.get("uses"))
         self.definitions(claim, node.value.get("where"), claim.where, "where")
         self.definitions(claim, node.value.get("check"), claim.check, "check")
+        self.model_run(claim, node.value.get("run"))
         self.widen(claim, node.value.get("widen"))
         self.known(claim, node.value.get("known"))
         self.cross_check(claim, node)
@@ -321,6 +336,37 @@ class _FileValidator:
                 col = value.col + (err.col - 1 if err.col else 0)
                 self.problem(value.line, col, f"{what}: {name}: {err.message}", claim)
 
+    def model_run(self, claim: Claim, node: Node | None) -> None:
+        if node is None:
+            if claim.kind == "model":
+                self.problem(claim.line, claim.col, "a model claim needs 'run'", claim)
+            return
+        if claim.kind != "model":
+            self.problem(node.line, node.col, "'run' needs kind: model", claim)
+            return
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, "'run' is {example, inputs, outputs}", claim)
+            return
+        self.unknown_keys(node, RUN_KEYS, claim)
+        example = self.string(node, "example", claim, required=True) or ""
+        inputs: dict[str, tuple[ex.Expr, int]] = {}
+        self.definitions(claim, node.value.get("inputs"), inputs, "run.inputs")
+        raw = node.value.get("outputs")
+        outputs: dict[str, str] = {}
+        if raw is None or not isinstance(raw.value, (list, dict)):
+            self.problem(node.line, node.col, "'run.outputs' lists output names, or maps "
+                         "names to the example's outputs", claim)
+        else:
+            pairs = ([(i.value, i) for i in raw.value] if isinstance(raw.value, list)
+                     else [(k, v) for k, v in raw.value.items()])
+            for alias, item in pairs:
+                key = item.value if isinstance(raw.value, dict) else alias
+                if not (isinstance(alias, str) and NAME_RE.match(alias) and isinstance(key, str)):
+                    self.problem(item.line, item.col, f"bad output name {alias!r}", claim)
+                else:
+                    outputs[alias] = key
+        claim.run = Run(example, inputs, outputs, node.line)
+
     def widen(self, claim: Claim, node: Node | None) -> None:
         for name, value in self.mapping(claim, node, "widen").items():
             if not isinstance(value.value, dict):
@@ -384,8 +430,13 @@ class _FileValidator:
             if key not in keys:
                 self.problem(pin.line, 1, f"known: {key!r} is not a hole of the text"
                              f"{did_you_mean(key, sorted(keys))}", claim)
-        defined = holes | set(claim.uses) | set(claim.where)
-        for name, (tree, line) in {**claim.where, **claim.check}.items():
+        outputs = set(claim.run.outputs) if claim.run else set()
+        for name in sorted(outputs & (holes | set(claim.uses) | set(claim.where))):
+            self.problem(claim.run.line, 1, f"name {name!r} is bound twice (run output)", claim)
+        defined = holes | set(claim.uses) | set(claim.where) | outputs
+        run_inputs = claim.run.inputs if claim.run else {}
+        expressions = [*claim.where.items(), *claim.check.items(), *run_inputs.items()]
+        for name, (tree, line) in expressions:
             for free in sorted(ex.free_names(tree) - defined - CONSTANTS):
                 self.problem(line, 1, f"unknown name {free!r} in {name!r}"
                              f"{did_you_mean(free, sorted(defined))}", claim)

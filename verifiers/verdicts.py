@@ -53,6 +53,7 @@ class Verdict:
     where: Position | None = None  # the note position messages point at
     section: str | None = None
     values: list[ValueVerdict] = field(default_factory=list)
+    claim_place: Position | None = None  # set when the claim file itself is at fault
 
     @property
     def passed(self) -> bool:

@@ -1,0 +1,103 @@
+"""Run a tinygpt worked example on values read from a note (model claims only).
+
+This is the only module of the engine that imports torch, and only when a
+claim of kind ``model`` is evaluated.
+
+Global mode runs the example on the exact inputs (float64: about 16
+significant digits, far more than any printed value). Local mode receives
+intervals (printed values and the rounding they stand for): the example runs
+at the midpoints, and each output's radius is propagated to first order with
+the Jacobian from autograd, |J|·r, plus float64 round-off, so that "is this
+step right given what the note printed?" has the same meaning as for
+arithmetic claims.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import torch
+from mpmath import iv, mp
+
+from tinygpt.examples import load_all
+from verifiers.expr import ExprError
+
+F64 = torch.float64
+ROUND_OFF = 1e-12  # relative slack for float64 evaluation of a small example
+
+
+def _to_tensor(value: Any, pick) -> torch.Tensor:
+    if isinstance(value, tuple):
+        return torch.stack([_to_tensor(v, pick) for v in value]) if value else torch.zeros(0)
+    return torch.tensor(float(pick(value)), dtype=F64)
+
+
+def _to_value(t: Any, mode: str, radius: torch.Tensor | None = None) -> Any:
+    if not isinstance(t, torch.Tensor):
+        t = torch.tensor(float(t), dtype=F64)
+    t = t.detach().to(F64)
+    if t.dim() == 0:
+        x = mp.mpf(float(t))
+        if mode == "point":
+            return x
+        r = mp.mpf(float(radius)) if radius is not None else mp.mpf(0)
+        r += abs(x) * ROUND_OFF + mp.mpf(10) ** -300
+        return iv.mpf([x - r, x + r])
+    return tuple(_to_value(t[i], mode, None if radius is None else radius[i])
+                 for i in range(t.shape[0]))
+
+
+def _mid(x: Any) -> Any:
+    return x.mid if isinstance(x, iv.mpf) else x
+
+
+def _radius(x: Any) -> Any:
+    return x.delta / 2 if isinstance(x, iv.mpf) else 0
+
+
+def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
+                mode: str) -> dict[str, Any]:
+    """Evaluate example ``name`` and return the requested outputs as engine values."""
+    examples = load_all()
+    if name not in examples:
+        close = difflib.get_close_matches(name, list(examples), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ExprError(f"unknown model example {name!r}{hint}")
+    fn = examples[name]
+    with mp.workdps(40):
+        mids = {k: _to_tensor(v, _mid) for k, v in inputs.items()}
+        radii = {k: _to_tensor(v, _radius) for k, v in inputs.items()}
+    try:
+        result = fn(**mids)
+    except (RuntimeError, ValueError, TypeError, IndexError) as err:
+        raise ExprError(f"model example {name!r} failed: {err}") from None
+    missing = [o for o in outputs if o not in result]
+    if missing:
+        raise ExprError(f"model example {name!r} has no output {missing[0]!r}; it gives "
+                        f"{', '.join(sorted(result))}")
+    if mode == "point":
+        return {o: _to_value(result[o], mode) for o in outputs}
+    varying = [k for k, r in radii.items() if r.numel() and float(r.abs().max()) > 0]
+    out_radius = {o: torch.zeros_like(torch.as_tensor(result[o], dtype=F64)) for o in outputs}
+    if varying:
+        for o in outputs:
+            def f(*xs: torch.Tensor, o: str = o) -> torch.Tensor:
+                kwargs = dict(mids)
+                kwargs.update(zip(varying, xs, strict=True))
+                return torch.as_tensor(fn(**kwargs)[o], dtype=F64)
+
+            jac = torch.autograd.functional.jacobian(f, tuple(mids[k] for k in varying))
+            for k, j in zip(varying, jac, strict=True):
+                shape_out = out_radius[o].shape
+                j = j.reshape(out_radius[o].numel(), -1)
+                contribution = j.abs() @ radii[k].reshape(-1)
+                out_radius[o] = out_radius[o] + contribution.reshape(shape_out)
+    return {o: _to_value(torch.as_tensor(result[o], dtype=F64), mode,
+                         out_radius[o] + mpmath_slack(result[o])) for o in outputs}
+
+
+def mpmath_slack(t: Any) -> torch.Tensor:
+    """float64 cannot hold the 40-digit midpoints exactly: widen by one unit in the last place."""
+    t = torch.as_tensor(t, dtype=F64).detach()
+    return t.abs() * 2.0**-52
