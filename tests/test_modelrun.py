@@ -73,3 +73,25 @@ def test_run_needs_kind_model(tmp_path, capsys):
     code, out, _ = check(project(tmp_path, _claims().replace("    kind: model\n", ""), NOTE),
                          capsys)
     assert code == 1 and "'run' needs kind: model" in out
+
+
+def test_run_can_read_the_quoted_note_text(tmp_path, capsys, monkeypatch):
+    def count_lines(text: str) -> dict[str, torch.Tensor]:
+        return {"n": torch.tensor(float(len(text.splitlines())), dtype=torch.float64)}
+
+    monkeypatch.setitem(EXAMPLES, "test-lines", count_lines)
+    note = "print(1)\nprint(2)\n# 3 lines\n"
+    claims = """note: n.txt
+claims:
+  - id: prog
+    kind: model
+    text: |
+      print(1)
+      print(2)
+      # ⟨n⟩ lines
+    run: {example: test-lines, text: true, outputs: {lines: n}}
+    check: {n: lines}
+"""
+    assert check(project(tmp_path, claims, note), capsys)[0] == 0
+    code, out, _ = check(project(tmp_path / "b", claims, note.replace("# 3", "# 4")), capsys)
+    assert code == 1

@@ -395,7 +395,12 @@ class Scope(Mapping[str, Any]):
             run = self.ev.claim.run
             inputs = {key: ex.evaluate(tree, self, self.mode)
                       for key, (tree, _) in run.inputs.items()}
-            values = run_example(run.example, inputs, tuple(run.outputs.values()), self.mode)
+            extra = {}
+            if run.with_text:
+                match = self.ev.match
+                extra["text"] = self.ev.note.text[match.start:match.end]
+            values = run_example(run.example, inputs, tuple(run.outputs.values()), self.mode,
+                                 extra)
             self.cache["\0run"] = {alias: values[key] for alias, key in run.outputs.items()}
         return self.cache["\0run"]
 

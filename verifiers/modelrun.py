@@ -57,8 +57,13 @@ def _radius(x: Any) -> Any:
 
 
 def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
-                mode: str) -> dict[str, Any]:
-    """Evaluate example ``name`` and return the requested outputs as engine values."""
+                mode: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Evaluate example ``name`` and return the requested outputs as engine values.
+
+    ``extra`` holds non-numeric arguments passed through unchanged (the note
+    text a quote matched, for examples that read a printed program or corpus).
+    """
+    extra = extra or {}
     examples = load_all()
     if name not in examples:
         close = difflib.get_close_matches(name, list(examples), n=1)
@@ -69,8 +74,8 @@ def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
         mids = {k: _to_tensor(v, _mid) for k, v in inputs.items()}
         radii = {k: _to_tensor(v, _radius) for k, v in inputs.items()}
     try:
-        result = fn(**mids)
-    except (RuntimeError, ValueError, TypeError, IndexError) as err:
+        result = fn(**mids, **extra)
+    except (RuntimeError, ValueError, TypeError, IndexError, KeyError) as err:
         raise ExprError(f"model example {name!r} failed: {err}") from None
     missing = [o for o in outputs if o not in result]
     if missing:
@@ -83,7 +88,7 @@ def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
     if varying:
         for o in outputs:
             def f(*xs: torch.Tensor, o: str = o) -> torch.Tensor:
-                kwargs = dict(mids)
+                kwargs = {**mids, **extra}
                 kwargs.update(zip(varying, xs, strict=True))
                 return torch.as_tensor(fn(**kwargs)[o], dtype=F64)
 

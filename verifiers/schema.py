@@ -21,7 +21,7 @@ FILE_KEYS = ("note", "section", "claims")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
 )
-RUN_KEYS = ("example", "inputs", "outputs")
+RUN_KEYS = ("example", "inputs", "outputs", "text")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
@@ -98,6 +98,7 @@ class Run:
     inputs: dict[str, tuple[ex.Expr, int]]
     outputs: dict[str, str]  # name in the claim -> the example's output key
     line: int
+    with_text: bool = False  # pass the note text the quote matched (e.g. a printed program)
 
 
 @dataclass
@@ -365,7 +366,11 @@ class _FileValidator:
                     self.problem(item.line, item.col, f"bad output name {alias!r}", claim)
                 else:
                     outputs[alias] = key
-        claim.run = Run(example, inputs, outputs, node.line)
+        text_flag = node.value.get("text")
+        with_text = bool(text_flag is not None and text_flag.value is True)
+        if text_flag is not None and not isinstance(text_flag.value, bool):
+            self.problem(text_flag.line, text_flag.col, "'run.text' is true or false", claim)
+        claim.run = Run(example, inputs, outputs, node.line, with_text)
 
     def widen(self, claim: Claim, node: Node | None) -> None:
         for name, value in self.mapping(claim, node, "widen").items():
