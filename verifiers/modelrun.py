@@ -70,6 +70,7 @@ def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ExprError(f"unknown model example {name!r}{hint}")
     fn = examples[name]
+    torch.set_num_threads(1)  # tiny tensors: threads only add contention
     with mp.workdps(40):
         mids = {k: _to_tensor(v, _mid) for k, v in inputs.items()}
         radii = {k: _to_tensor(v, _radius) for k, v in inputs.items()}
@@ -83,23 +84,34 @@ def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
                         f"{', '.join(sorted(result))}")
     if mode == "point":
         return {o: _to_value(result[o], mode) for o in outputs}
-    varying = [k for k, r in radii.items() if r.numel() and float(r.abs().max()) > 0]
-    out_radius = {o: torch.zeros_like(torch.as_tensor(result[o], dtype=F64)) for o in outputs}
+    shapes = {o: torch.as_tensor(result[o], dtype=F64).shape for o in outputs}
+    out_radius = {o: torch.zeros(shapes[o], dtype=F64) for o in outputs}
+    varying = [k for k, r in radii.items() if _matters(r, mids[k])]
     if varying:
-        for o in outputs:
-            def f(*xs: torch.Tensor, o: str = o) -> torch.Tensor:
-                kwargs = {**mids, **extra}
-                kwargs.update(zip(varying, xs, strict=True))
-                return torch.as_tensor(fn(**kwargs)[o], dtype=F64)
+        def flat_outputs(*xs: torch.Tensor) -> torch.Tensor:
+            kwargs = {**mids, **extra}
+            kwargs.update(zip(varying, xs, strict=True))
+            got = fn(**kwargs)
+            return torch.cat([torch.as_tensor(got[o], dtype=F64).reshape(-1) for o in outputs])
 
-            jac = torch.autograd.functional.jacobian(f, tuple(mids[k] for k in varying))
-            for k, j in zip(varying, jac, strict=True):
-                shape_out = out_radius[o].shape
-                j = j.reshape(out_radius[o].numel(), -1)
-                contribution = j.abs() @ radii[k].reshape(-1)
-                out_radius[o] = out_radius[o] + contribution.reshape(shape_out)
+        # One Jacobian for all outputs: d(outputs)/d(each varying input).
+        jac = torch.autograd.functional.jacobian(flat_outputs, tuple(mids[k] for k in varying))
+        total = sum(j.reshape(j.shape[0], -1).abs() @ radii[k].reshape(-1)
+                    for k, j in zip(varying, jac, strict=True))
+        start = 0
+        for o in outputs:
+            size = out_radius[o].numel()
+            out_radius[o] = total[start:start + size].reshape(shapes[o])
+            start += size
     return {o: _to_value(torch.as_tensor(result[o], dtype=F64), mode,
                          out_radius[o] + mpmath_slack(result[o])) for o in outputs}
+
+
+def _matters(radius: torch.Tensor, mid: torch.Tensor) -> bool:
+    """A radius below float64 resolution (40-digit rounding of a printed value) is zero."""
+    if not radius.numel():
+        return False
+    return bool((radius > mid.abs() * 2.0**-60).any())
 
 
 def mpmath_slack(t: Any) -> torch.Tensor:

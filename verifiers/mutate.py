@@ -73,9 +73,28 @@ def read_inputs(claims: list[Claim]) -> set[tuple[str, str]]:
     return read
 
 
+def affected(claims: list[Claim], spans: dict[str, tuple[int, int]], mutation: Mutation
+             ) -> list[str]:
+    """Claims whose quote covers the edited digit, and every claim that uses them."""
+    dependents: dict[str, set[str]] = {}
+    for claim in claims:
+        for use in claim.uses.values():
+            dependents.setdefault(use.claim_id, set()).add(claim.id)
+    todo = [cid for cid, (start, end) in spans.items()
+            if start <= mutation.offset < end]
+    todo.append(mutation.claim_id)
+    seen: list[str] = []
+    while todo:
+        cid = todo.pop()
+        if cid not in seen:
+            seen.append(cid)
+            todo.extend(sorted(dependents.get(cid, ())))
+    return seen
+
+
 def outcome(notes: dict[str, Note], claims: list[Claim], mutation: Mutation,
-            read: set[tuple[str, str]]) -> str:
-    """Re-run the note's claims with one digit changed and classify what happened."""
+            read: set[tuple[str, str]], spans: dict[str, tuple[int, int]]) -> str:
+    """Re-run the claims the edit can reach, with one digit changed, and classify the result."""
     hole = mutation.hole.split("[", 1)[0]
     if (mutation.claim_id, hole) not in read and any(
             c.id == mutation.claim_id and hole in c.inputs for c in claims):
@@ -85,9 +104,8 @@ def outcome(notes: dict[str, Note], claims: list[Claim], mutation: Mutation,
     edited = text[:mutation.offset] + mutation.new + text[mutation.offset + 1:]
     changed = dict(notes)
     changed[mutation.note] = Note(original.path, edited, original.name)
-    mine = [c for c in claims if c.note == mutation.note]
     engine = Engine(changed, claims)
-    if any(not engine.verdict(c.id).passed for c in mine):
+    if any(not engine.verdict(cid).passed for cid in affected(claims, spans, mutation)):
         return CAUGHT
     edited_value = next((v for v in engine.verdict(mutation.claim_id).values
                          if v.name == mutation.hole), None)
@@ -108,4 +126,9 @@ def survey(
     notes = load_notes(notes_dir)
     claims, _ = load_claims(claims_dir, set(notes))
     read = read_inputs(claims)
-    return [(m, outcome(notes, claims, m, read)) for m in todo]
+    spans = {}
+    for v in result.verdicts:
+        if v.span is not None and v.note in result.notes:
+            note = result.notes[v.note]
+            spans[v.id] = (note.offset(*v.span[0]), note.offset(*v.span[1]))
+    return [(m, outcome(notes, claims, m, read, spans)) for m in todo]
