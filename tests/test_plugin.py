@@ -66,6 +66,8 @@ def test_arithmetic_run_imports_neither_torch_nor_sympy(tmp_path) -> None:
     root = Path(__file__).resolve().parent.parent
     for pattern in ("architecture-and-training/0*.yaml", "matrix-by-matrix/0*.yaml"):
         for path in root.glob(f"claims/{pattern}"):
+            if "kind: model" in path.read_text(encoding="utf-8"):
+                continue
             target = tmp_path / path.relative_to(root)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(path, target)
