@@ -36,6 +36,18 @@ def timings(repeat: int) -> None:
     print(f"{'notecheck check (all claims, cold)':<40}{check:>10.3f}{check / floor:>10.1f}")
 
 
+def by_kind() -> None:
+    """In-process: evaluation time per claim kind (each kind alone, cold engine)."""
+    sys.path.insert(0, str(ROOT))
+    from verifiers.run import run
+
+    for kind in ("arithmetic", "model"):
+        start = time.perf_counter()
+        result = run(ROOT / "notes", ROOT / "claims", lambda c, k=kind: c.kind == k)
+        seconds = time.perf_counter() - start
+        print(f"{'claims of kind ' + kind + f' ({len(result.verdicts)})':<40}{seconds:>10.3f}")
+
+
 def mutations(sample: int | None) -> None:
     sys.path.insert(0, str(ROOT))
     from collections import Counter
@@ -61,6 +73,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, help="only this many evenly spaced mutations")
     args = parser.parse_args()
     timings(args.repeat)
+    by_kind()
     if args.mutations:
         mutations(args.sample)
 
