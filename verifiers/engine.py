@@ -78,6 +78,7 @@ class Evaluation:
     states: dict[str, HoleState] = field(default_factory=dict)
     values: dict[str, ValueVerdict] = field(default_factory=dict)
     verdict: Verdict | None = None
+    scopes: dict[str, Any] = field(default_factory=dict)  # one per mode: model runs once
 
 
 def to_point(x: Fraction) -> mpmath.mpf:
@@ -153,11 +154,16 @@ class Engine:
         except ResolveError as err:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
             raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint) from None
-        scope = Scope(self, ev, POINT)
+        scope = self._scope(ev, POINT)
         for name in claim.hole_names:
             ev.global_values[name] = scope[name]
         for name in claim.check:
             self._assess(ev, name)
+
+    def _scope(self, ev: Evaluation, mode: str) -> Scope:
+        if mode not in ev.scopes:
+            ev.scopes[mode] = Scope(self, ev, mode)
+        return ev.scopes[mode]
 
     def _upstream(self, claim_id: str, hole: str) -> Evaluation:
         if claim_id not in self.claims:
@@ -176,7 +182,7 @@ class Engine:
         """Compare each printed part of a checked hole with its global and local value."""
         claim = ev.claim
         expr, _ = claim.check[name]
-        local = ex.evaluate(expr, Scope(self, ev, INTERVAL), INTERVAL)
+        local = ex.evaluate(expr, self._scope(ev, INTERVAL), INTERVAL)
         expected = ev.global_values[name]
         for ref in (h for h in claim.holes if h.name == name):
             printed = ev.match.values[ref.key]
