@@ -95,3 +95,25 @@ claims:
     assert check(project(tmp_path, claims, note), capsys)[0] == 0
     code, out, _ = check(project(tmp_path / "b", claims, note.replace("# 3", "# 4")), capsys)
     assert code == 1
+
+
+def test_a_run_without_holes_still_runs_and_its_failure_is_an_error(tmp_path, capsys,
+                                                                   monkeypatch):
+    def formula_check(text: str) -> dict[str, torch.Tensor]:
+        if "p_j - y_j" not in text:
+            raise ValueError("the printed formula disagrees with autograd")
+        return {}
+
+    monkeypatch.setitem(EXAMPLES, "test-formula", formula_check)
+    claims = """note: n.txt
+claims:
+  - id: formula
+    kind: model
+    text: "梯度 g_j = p_j - y_j"
+    run: {example: test-formula, text: true, outputs: []}
+"""
+    note = "梯度 g_j = p_j - y_j\n"
+    assert check(project(tmp_path, claims, note), capsys)[0] == 0
+    claims_b = claims.replace("p_j - y_j", "p_j + y_j")
+    code, out, _ = check(project(tmp_path / "b", claims_b, note.replace("-", "+")), capsys)
+    assert code == 1 and "disagrees with autograd" in out

@@ -155,6 +155,8 @@ class Engine:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
             raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint) from None
         scope = self._scope(ev, POINT)
+        if claim.run is not None:
+            scope._model_outputs()  # a run always runs: an example may enforce what it checks
         for name in claim.hole_names:
             ev.global_values[name] = scope[name]
         for name in claim.check:
