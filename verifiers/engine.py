@@ -154,6 +154,8 @@ class Engine:
         except ResolveError as err:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
             raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint) from None
+        if claim.kind == "symbolic":
+            return  # values are the relations of its formulas, checked in _verdict
         scope = self._scope(ev, POINT)
         if claim.run is not None:
             scope._model_outputs()  # a run always runs: an example may enforce what it checks
@@ -253,8 +255,13 @@ class Engine:
         verdict.where = verdict.span[0]
         sec = note.section_at(match.start)
         verdict.section = sec.label if sec else claim.section
+        if claim.kind == "symbolic":
+            from verifiers.symclaims import check_formulas
+
+            verdict.values.extend(check_formulas(claim, match, note))
         for ref in claim.holes:
-            verdict.values.append(self._value(ev, ref))
+            if not ref.formula:
+                verdict.values.append(self._value(ev, ref))
         failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
         verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
         if failing:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from verifiers.numbers import (
@@ -71,6 +71,7 @@ class Match:
     start: int
     end: int
     values: dict[str, Printed]  # by HoleRef.key
+    formulas: dict[str, Printed] = field(default_factory=dict)  # ⟪name⟫ -> its LaTeX text
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,7 @@ def compile_quote(text: str) -> Quote:
     pos = 0
     for m in HOLE_RE.finditer(text):
         _add_literal(parts, text[pos:m.start()])
-        index = tuple(int(g) for g in m.groups()[1:] if g is not None)
-        parts.append(HoleRef(m.group(1), index))
+        parts.append(HoleRef.from_match(m))
         pos = m.end()
     _add_literal(parts, text[pos:])
     return Quote(tuple(parts), tuple(p for p in parts if isinstance(p, HoleRef)))
@@ -137,6 +137,7 @@ def _value_start() -> re.Pattern[str]:
 
 
 _SPACE_RE = re.compile(f"{_WS}*")
+_LINE_START = re.compile(r"^[ \t]*", re.MULTILINE)
 
 
 def _hole_ends(text: str, pos: int, limit: int) -> list[int]:
@@ -147,6 +148,21 @@ def _hole_ends(text: str, pos: int, limit: int) -> list[int]:
         if m and m.end() > pos and m.end() not in ends:
             ends.append(m.end())
     return ends
+
+
+def _formula_ends(text: str, pos: int, limit: int, last: bool) -> list[int]:
+    """A formula hole takes LaTeX up to the next literal text, within one line.
+
+    The last part of a quote takes the rest of the line; otherwise every end is
+    tried, shortest first, and the following literal decides.
+    """
+    eol = text.find("\n", pos, limit)
+    eol = limit if eol < 0 else eol
+    while eol > pos and text[eol - 1].isspace():
+        eol -= 1
+    if eol <= pos:
+        return []
+    return [eol] if last else list(range(pos + 1, eol + 1))
 
 
 def _match_at(
@@ -163,7 +179,9 @@ def _match_at(
         part = quote.parts[i]
         if isinstance(part, HoleRef):
             begin = _SPACE_RE.match(text, pos, limit).end()
-            for end in _hole_ends(text, begin, limit):
+            ends = (_formula_ends(text, begin, limit, last=i == len(quote.parts) - 1)
+                    if part.formula else _hole_ends(text, begin, limit))
+            for end in ends:
                 rest = go(i + 1, end)
                 if rest is not None:
                     return [(begin, end), *rest[0]], rest[1]
@@ -187,13 +205,18 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
     if not compiled.parts:
         raise ResolveError("empty quote", stale=False)
     first = compiled.parts[0]
-    opener = _value_start() if isinstance(first, HoleRef) else first
+    if isinstance(first, HoleRef):
+        # A quote that opens with a value starts at a value; with a formula, at a line.
+        opener = _LINE_START if first.formula else _value_start()
+    else:
+        opener = first
     found: dict[int, tuple[list[tuple[int, int]], int]] = {}
     for lo, hi in scopes:
         for candidate in opener.finditer(text, lo, hi):
-            result = _match_at(text, compiled, candidate.start(), hi)
+            at = candidate.end() if opener is _LINE_START else candidate.start()
+            result = _match_at(text, compiled, at, hi)
             if result is not None:
-                found.setdefault(candidate.start(), result)
+                found.setdefault(at, result)
     if not found:
         hint = closest_line(text, quote, scopes)
         raise ResolveError("quoted text not found in the note", hint=hint)
@@ -202,9 +225,13 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
     start, (spans, end) = next(iter(found.items()))
     values = {
         ref.key: read_value(text[a:b], a)
-        for ref, (a, b) in zip(compiled.refs, spans, strict=True)
+        for ref, (a, b) in zip(compiled.refs, spans, strict=True) if not ref.formula
     }
-    return Match(start, end, values)
+    formulas = {
+        ref.name: Printed(text[a:b], a, b, (), ())
+        for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.formula
+    }
+    return Match(start, end, values, formulas)
 
 
 def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:

@@ -20,17 +20,23 @@ from verifiers.yamlload import Node, YamlError, load
 FILE_KEYS = ("note", "section", "claims")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
+    "assume", "define", "timeout",
 )
+ASSUME_KEYS = ("real", "positive", "nonzero", "integer", "sum_to_one", "one_hot", "independent",
+               "zero_mean", "unit_variance")
 RUN_KEYS = ("example", "inputs", "outputs", "text")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
-KINDS = ("arithmetic", "model")
+KINDS = ("arithmetic", "model", "symbolic")
 CONSTANTS = frozenset({"pi", "e"})
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
 NAME = r"[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*"
-HOLE_RE = re.compile(r"⟨\s*(" + NAME + r")\s*(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\s*⟩")
+HOLE_RE = re.compile(
+    r"⟨\s*(" + NAME + r")\s*(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\s*⟩"
+    r"|⟪\s*(" + NAME + r")\s*⟫"  # a formula hole (symbolic claims): LaTeX up to the next text
+)
 HOLE_KEY_RE = re.compile(r"(" + NAME + r")(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\Z")
 NAME_RE = re.compile(NAME + r"\Z")
 REF_RE = re.compile(r"([a-z0-9][a-z0-9._-]*)\.(" + NAME + r")\Z")
@@ -52,10 +58,20 @@ class LoadProblem:
 
 @dataclass(frozen=True)
 class HoleRef:
-    """One ``⟨name[i,j]⟩`` in a claim's text; ``index`` is () for the whole value."""
+    """One ``⟨name[i,j]⟩`` in a claim's text; ``index`` is () for the whole value.
+
+    ``formula`` marks a ``⟪name⟫`` hole, which binds LaTeX text, not a number.
+    """
 
     name: str
     index: tuple[int, ...]
+    formula: bool = False
+
+    @classmethod
+    def from_match(cls, m: re.Match[str]) -> HoleRef:
+        if m.group(4):
+            return cls(m.group(4), (), True)
+        return cls(m.group(1), tuple(int(g) for g in m.groups()[1:3] if g is not None))
 
     @property
     def key(self) -> str:
@@ -122,11 +138,18 @@ class Claim:
     widen: dict[str, Widen] = field(default_factory=dict)
     known: dict[str, Pin] = field(default_factory=dict)
     run: Run | None = None
+    assume: dict[str, object] = field(default_factory=dict)  # symbolic: what the note assumes
+    define: dict[str, str] = field(default_factory=dict)  # symbol -> formula hole "sym = ..."
+    timeout: float = 3.0  # symbolic: seconds per step for SymPy
     problems: list[LoadProblem] = field(default_factory=list)
 
     @property
     def hole_names(self) -> list[str]:
-        return list(dict.fromkeys(h.name for h in self.holes))
+        return list(dict.fromkeys(h.name for h in self.holes if not h.formula))
+
+    @property
+    def formulas(self) -> list[str]:
+        return [h.name for h in self.holes if h.formula]
 
     @property
     def inputs(self) -> list[str]:
@@ -255,6 +278,7 @@ class _FileValidator:
         self.definitions(claim, node.value.get("where"), claim.where, "where")
         self.definitions(claim, node.value.get("check"), claim.check, "check")
         self.model_run(claim, node.value.get("run"))
+        self.symbolic(claim, node)
         self.widen(claim, node.value.get("widen"))
         self.known(claim, node.value.get("known"))
         self.cross_check(claim, node)
@@ -263,16 +287,17 @@ class _FileValidator:
     def holes(self, claim: Claim, node: Node) -> None:
         seen: set[str] = set()
         for m in HOLE_RE.finditer(claim.text):
-            index = tuple(int(g) for g in m.groups()[1:] if g is not None)
-            ref = HoleRef(m.group(1), index)
+            ref = HoleRef.from_match(m)
             if ref.key in seen:
                 self.problem(node.line, node.col, f"hole ⟨{ref.key}⟩ is bound twice", claim)
             seen.add(ref.key)
             claim.holes.append(ref)
         stray = HOLE_RE.sub("", claim.text)
-        if "⟨" in stray or "⟩" in stray:
+        if any(mark in stray for mark in "⟨⟩⟪⟫"):
             self.problem(node.line, node.col, "malformed hole: write ⟨name⟩, ⟨name[i]⟩ or "
                          "⟨name[i,j]⟩", claim)
+        if claim.formulas and claim.kind != "symbolic":
+            self.problem(node.line, node.col, "formula holes ⟪name⟫ need kind: symbolic", claim)
         names: dict[str, set[tuple[int, ...]]] = {}
         for ref in claim.holes:
             names.setdefault(ref.name, set()).add(ref.index)
@@ -371,6 +396,46 @@ class _FileValidator:
         if text_flag is not None and not isinstance(text_flag.value, bool):
             self.problem(text_flag.line, text_flag.col, "'run.text' is true or false", claim)
         claim.run = Run(example, inputs, outputs, node.line, with_text)
+
+    def symbolic(self, claim: Claim, node: Node) -> None:
+        assume = node.value.get("assume")
+        define = node.value.get("define")
+        timeout = node.value.get("timeout")
+        if claim.kind != "symbolic":
+            for key, value in (("assume", assume), ("define", define), ("timeout", timeout)):
+                if value is not None:
+                    self.problem(value.line, value.col, f"{key!r} needs kind: symbolic", claim)
+            return
+        if not claim.formulas:
+            self.problem(claim.line, claim.col, "a symbolic claim needs a formula hole ⟪name⟫",
+                         claim)
+        for key, value in self.mapping(claim, assume, "assume").items():
+            line, col = assume.keys[key]
+            if key not in ASSUME_KEYS:
+                self.problem(line, col, f"unknown assumption {key!r}"
+                             f"{did_you_mean(key, ASSUME_KEYS)}", claim)
+            elif key == "real":
+                if not isinstance(value.value, bool):
+                    self.problem(value.line, value.col, "'real' is true or false", claim)
+                claim.assume[key] = bool(value.value)
+            else:
+                names = value.plain()
+                if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                    self.problem(value.line, value.col, f"{key!r} lists symbol names", claim)
+                else:
+                    claim.assume[key] = tuple(names)
+        for key, value in self.mapping(claim, define, "define").items():
+            if not isinstance(value.value, str) or value.value not in claim.formulas:
+                self.problem(value.line, value.col, f"define: {key}: name a formula hole of the "
+                             f"text{did_you_mean(str(value.value), claim.formulas)}", claim)
+            else:
+                claim.define[key] = value.value
+        if timeout is not None:
+            if isinstance(timeout.value, bool) or not isinstance(timeout.value, (int, float)) \
+                    or not 0 < timeout.value <= 30:
+                self.problem(timeout.line, timeout.col, "'timeout' is seconds in (0, 30]", claim)
+            else:
+                claim.timeout = float(timeout.value)
 
     def widen(self, claim: Claim, node: Node | None) -> None:
         for name, value in self.mapping(claim, node, "widen").items():

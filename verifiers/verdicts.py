@@ -11,11 +11,13 @@ FIXED = "fixed"
 STALE = "stale"
 ERROR = "error"
 GIVEN = "given"
+UNPARSED = "unparsed"  # a formula the reader cannot read, or that does not read back as written
 
-STATUSES = (VERIFIED, DISCREPANCY, KNOWN, FIXED, STALE, ERROR)
+STATUSES = (VERIFIED, DISCREPANCY, KNOWN, FIXED, STALE, UNPARSED, ERROR)
 PASSING = frozenset({VERIFIED, KNOWN})
 # Worst first: the claim takes the worst status of its values.
-SEVERITY = {ERROR: 0, STALE: 1, DISCREPANCY: 2, FIXED: 3, KNOWN: 4, VERIFIED: 5, GIVEN: 6}
+SEVERITY = {ERROR: 0, STALE: 1, UNPARSED: 2, DISCREPANCY: 3, FIXED: 4, KNOWN: 5, VERIFIED: 6,
+            GIVEN: 7}
 
 Position = tuple[int, int]
 

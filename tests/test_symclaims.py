@@ -1,0 +1,63 @@
+"""Symbolic claims end to end: formulas read from the note, each relation checked."""
+
+from __future__ import annotations
+
+from tests.test_engine import check, project
+
+NOTE = """第 1 章：代数
+1.1 展开
+平方：(a + b)^{2} = a^{2} + 2 a b + b^{2}
+错的：(a + b)^{2} = a^{2} + b^{2}
+1.2 定义
+令 p = \\frac{e^{w}}{e^{w} + 1}
+于是 - 1 + \\frac{e^{w}}{e^{w} + 1} = p - 1
+读不懂：\\foo{x} = 1
+"""
+
+CLAIMS = """note: n.txt
+claims:
+  - id: square
+    kind: symbolic
+    says: the binomial square
+    text: 平方：⟪F⟫
+  - id: square-wrong
+    kind: symbolic
+    text: 错的：⟪F⟫
+  - id: logistic
+    kind: symbolic
+    section: "1.2"
+    text: |
+      令 ⟪P⟫
+      于是 ⟪G⟫
+    define: {p: P}
+  - id: unreadable
+    kind: symbolic
+    text: 读不懂：⟪F⟫
+"""
+
+
+def test_symbolic_verdicts(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, CLAIMS, NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert by_id["square"]["status"] == "verified"
+    assert by_id["square"]["values"][0]["expected"] == "proved"
+    assert by_id["logistic"]["status"] == "verified"
+    wrong = by_id["square-wrong"]
+    assert wrong["status"] == "discrepancy"
+    assert wrong["values"][0]["name"] == "F.step1" and "failed at" in wrong["message"]
+    assert by_id["unreadable"]["status"] == "unparsed"
+    assert code == 1
+    assert data["summary"]["unparsed"] == 1
+
+
+def test_editing_a_formula_rechecks_it(tmp_path, capsys):
+    note = NOTE.replace("+ 2 a b +", "+ 3 a b +")
+    code, out, data = check(project(tmp_path, CLAIMS, note), capsys)
+    square = next(c for c in data["claims"] if c["id"] == "square")
+    assert square["status"] == "discrepancy"
+
+
+def test_formula_holes_need_kind_symbolic(tmp_path, capsys):
+    claims = "note: n.txt\nclaims:\n  - id: x\n    text: 平方：⟪F⟫\n"
+    code, out, _ = check(project(tmp_path, claims, NOTE), capsys)
+    assert code == 1 and "need kind: symbolic" in out

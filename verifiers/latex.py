@@ -1,0 +1,1448 @@
+"""Read the notes' LaTeX formulas into SymPy with a grammar of our own.
+
+Formulas arrive in pull requests, so they are *data*: nothing here calls
+``eval``/``exec``, ``sympify``/``parse_expr`` on a string or
+``sympy.parsing.latex`` (which can drop terms silently, SymPy issue 26366).
+A small tokenizer and Pratt parser -- the house style of :mod:`verifiers.expr`
+-- build the SymPy tree directly, and every failure is a :class:`LatexError`
+with a message and, where known, the 1-based column in the source.
+
+The tree is built with ``evaluate=False`` so that it says what the note says
+(``\\frac{1}{16}(16 + 4 \\times 4)`` stays a product of a fraction and a sum, it
+does not collapse to ``2``); callers that want the value run ``doit()`` or
+:func:`canonical`. That is also what makes :func:`round_trip_ok` meaningful:
+it prints the tree back and compares the numerals and symbol names of the
+source with those of the printout, so a term lost by the parser shows up.
+
+Notation (the notes' own; see ``tests/test_latex.py`` for real lines):
+
+* numbers (``0.665``, integers); Unicode minus ``−``; ``+ - * / \\times \\cdot ·``;
+  implicit multiplication (``2 x``, ``x y``, ``a (b + c)``, ``p_ip_j``).
+* A run of ASCII letters is a product of one-letter symbols, as in LaTeX
+  (``2ndm`` is ``2 n d m``), unless it is a known word: a function name
+  (``Var E Cov SD softmax mean diag LN Attention norm`` plus ``functions=``),
+  a label (``new old``) or a multi-letter name in ``symbols=``.
+* ``x_{1}`` -> ``Symbol('x_1')``, ``s_{i j}`` -> ``s_ij``, ``W_{Q}^{new}`` ->
+  ``W_Q^new``; ``\\alpha`` and ``α`` are both ``alpha``; ``\\bar{x}``,
+  ``\\hat{x}``, ``\\mathbf{y}`` -> ``xbar``, ``xhat``, ``ybold`` (SymPy prints
+  these names back as the same LaTeX). Inside ``\\sum_{r}``/``\\prod_{r}`` a
+  subscripted name whose subscript mentions the bound index is
+  ``Indexed(IndexedBase('s'), r)``, so the sum really runs over it.
+  ``(W_U)_{kj}`` and ``{W_{U}}_{k,j}`` are ``Indexed(W_U, k, j)``.
+* ``\\frac``/``\\dfrac``/``\\tfrac`` (also ``\\frac12``), ``\\sqrt{x}``,
+  ``\\sqrt[n]{x}``, ``^{...}``/``^2``; ``e^{x}`` is ``exp``, a bare ``e`` is
+  Euler's number; ``\\ln``/``\\log`` (natural; ``\\log_{b}``), ``\\exp``,
+  ``\\sin``, ``\\cos``, ``\\tan``, taking a parenthesised argument or the next
+  single factor (``\\ln 2 x`` is ``ln(2) x``).
+* ``\\sum_{i=1}^{n}``/``\\prod`` -> ``Sum``/``Product``; a sum with no bounds
+  (``\\sum_{r}``) runs from 1 to :data:`SUM_UPPER`. The body is the product
+  that follows (it stops at ``+``/``-``), as conventionally read.
+* ``δ_{j k}``/``\\delta_{jk}`` and ``1_{j = y}`` -> ``KroneckerDelta``;
+  ``‖g‖``/``\\lVert g\\rVert`` -> undefined ``norm(g)``; ``|x|`` -> ``Abs``.
+* ``\\frac{\\partial A}{\\partial x}``, ``\\frac{d L}{d w}``, ``\\frac{d}{dp} f``,
+  ``\\partial A/\\partial x`` -> unevaluated ``Derivative``.
+* ``Var (X)``, ``E [X]``, ``\\operatorname{Cov}(X, Y)``, ``\\mathrm{softmax}(s)``
+  -> undefined functions (the symbolic checker interprets them).
+* ``\\underset{..}{B}``/``\\overset``/``\\underbrace{B}_{..}``/``\\overbrace``
+  keep ``B``; ``\\left``/``\\right``/``\\big``..., ``\\quad``, ``\\,``, ``\\ ``,
+  ``\\;`` are dropped; ``\\{ \\}``, ``( [ {`` group; ``(a, b)`` is a ``Tuple``;
+  a trailing sentence ``.``/``,`` is ignored; ``$``/``$$`` delimiters are stripped.
+
+Anything else -- other environments, ``\\dots``, text, an unknown command -- is
+a LatexError: a formula that does not parse is reported as ``unparsed``, never
+passed. Limits (LatexError): source <= 5,000 chars, nesting <= 40 levels, at
+most 2,000 tree nodes, number literals <= 40 digits, constant exponents
+<= 10,000 in magnitude (``2^{100000}`` would stall every later step).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import sympy
+from sympy.printing.latex import LatexPrinter
+
+__all__ = [
+    "FUNCTION_WORDS",
+    "LatexError",
+    "SUM_UPPER",
+    "atoms_multiset",
+    "canonical",
+    "parse_latex",
+    "round_trip_ok",
+    "split_chain",
+    "split_chains",
+    "to_latex_text",
+]
+
+MAX_SOURCE_CHARS = 5_000
+MAX_NESTING = 40
+MAX_NODES = 2_000
+MAX_DIGITS = 40
+MAX_EVAL_EXPONENT = 10_000  # canonical() leaves number^number beyond this unevaluated
+SIMPLIFY_SECONDS = 2.0
+
+#: Upper bound of a sum written without one (``\sum_{r}``): one shared positive
+#: integer, so that ``\sum_j p_j`` and the softmax denominator range over the same set.
+SUM_UPPER = sympy.Symbol("N_sum", integer=True, positive=True)
+
+#: Words read as function names when an argument group follows them.
+FUNCTION_WORDS = frozenset(
+    {"Var", "Cov", "E", "SD", "softmax", "mean", "diag", "LN", "Attention", "norm"}
+)
+LABEL_WORDS = frozenset({"new", "old"})  # W_{Q}^{new} is a name, not a power
+
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+    "sigma tau upsilon phi chi psi omega"
+).split()
+_GREEK_LOWER = dict(zip("αβγδεζηθικλμνξοπρστυφχψω", GREEK, strict=True))
+_GREEK_LOWER["ς"] = "sigma"
+_GREEK_LOWER["ϵ"] = "epsilon"
+_GREEK_LOWER["ϕ"] = "phi"
+_GREEK_LOWER["ℓ"] = "ell"
+_GREEK_UPPER = dict(zip("ΓΔΘΛΞΠΣΥΦΨΩ",
+                        "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split(),
+                        strict=True))
+UNICODE_LETTERS = {**_GREEK_LOWER, **_GREEK_UPPER}
+GREEK_COMMANDS = frozenset(
+    [g for g in GREEK if g not in ("omicron", "pi")]
+    + list(_GREEK_UPPER.values())
+    + ["varepsilon", "vartheta", "varphi", "varrho", "varsigma", "ell"]
+)
+
+_DROPPED = frozenset({
+    "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
+    "biggr", "quad", "qquad", "displaystyle", "textstyle", "limits", "nolimits", "middle",
+})
+_RELATION_CMDS = {
+    "approx": "\\approx", "le": "\\le", "leq": "\\le", "ge": "\\ge", "geq": "\\ge",
+    "lt": "<", "gt": ">", "ne": "\\ne", "neq": "\\ne", "to": "\\to", "equiv": "\\equiv",
+}
+_RELATION_CHARS = {"=": "=", "<": "<", ">": ">", "≈": "\\approx", "≤": "\\le", "≥": "\\ge",
+                   "≠": "\\ne", "→": "\\to"}
+_OP_CMDS = {"times": "*", "cdot": "*", "div": "/", "lVert": "‖", "rVert": "‖", "|": "‖",
+            "{": "(", "}": ")", "lbrace": "(", "rbrace": ")", "vert": "|", "lvert": "|",
+            "rvert": "|"}
+_OP_CHARS = {"−": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "‖": "‖"}
+_KNOWN_UNSUPPORTED = frozenset({
+    "dots", "cdots", "ldots", "vdots", "ddots", "in", "notin", "mathbb", "text", "mbox",
+    "top", "max", "min", "prime", "forall", "exists", "begin", "end", "mid", "circ", "odot",
+    "otimes", "oplus", "setminus", "cup", "cap", "subset", "lim", "int", "pm", "mp",
+})
+_FUNC_CMDS = {"ln": "log", "log": "log", "exp": "exp", "sin": "sin", "cos": "cos", "tan": "tan"}
+_MODIFIERS = {"bar": "bar", "hat": "hat", "tilde": "tilde", "mathbf": "bold",
+              "boldsymbol": "bold", "vec": "vec", "dot": "dot"}
+_KNOWN_CMDS = (
+    _DROPPED | set(_RELATION_CMDS) | set(_OP_CMDS) | _KNOWN_UNSUPPORTED | set(_FUNC_CMDS)
+    | set(_MODIFIERS) | GREEK_COMMANDS
+    | {"frac", "dfrac", "tfrac", "sqrt", "sum", "prod", "mathrm", "operatorname", "underset",
+       "overset", "underbrace", "overbrace", "partial", "nabla", "pi", "infty", "delta"}
+)
+_SPACING = ",;:! "
+
+
+class LatexError(Exception):
+    """A formula is malformed, uses notation outside the grammar, or hits a limit."""
+
+    def __init__(self, message: str, col: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.col = col
+
+    def __str__(self) -> str:
+        return self.message if self.col is None else f"{self.message} (column {self.col})"
+
+
+# --------------------------------------------------------------------------- tokenizer
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # num name cmd op rel sep char end
+    text: str
+    col: int
+    word: bool = False  # a name token that came from a multi-letter known word
+
+
+def _strip_delimiters(source: str) -> tuple[str, int]:
+    """Drop surrounding $ / $$; return the text and the column offset it starts at."""
+    text = source.rstrip()
+    lead = len(text) - len(text.lstrip())
+    body = text[lead:]
+    for mark in ("$$", "$"):
+        if body.startswith(mark) and body.endswith(mark) and len(body) >= 2 * len(mark):
+            return body[len(mark):-len(mark)], lead + len(mark)
+    return text, 0
+
+
+def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Token]:
+    """Tokens with 1-based columns. Characters outside the grammar become 'char' tokens.
+
+    They are rejected only where the parser reads them, so text the grammar skips
+    (the label of ``\\underset{计算注意力权重}{...}``) may hold anything.
+    """
+    toks: list[_Token] = []
+    i, n = 0, len(source)
+    while i < n:
+        ch = source[i]
+        col = i + 1 + offset
+        if ch.isspace() or ch in "~":
+            i += 1
+        elif "0" <= ch <= "9" or (ch == "." and i + 1 < n and "0" <= source[i + 1] <= "9"):
+            j = i
+            while j < n and "0" <= source[j] <= "9":
+                j += 1
+            if j < n - 1 and source[j] == "." and "0" <= source[j + 1] <= "9":
+                j += 1
+                while j < n and "0" <= source[j] <= "9":
+                    j += 1
+            text = source[i:j]
+            if sum(c.isdigit() for c in text) > MAX_DIGITS:
+                raise LatexError(f"number literal has more than {MAX_DIGITS} digits", col)
+            toks.append(_Token("num", text, col))
+            i = j
+        elif ch.isascii() and ch.isalpha():
+            j = i
+            while j < n and source[j].isascii() and source[j].isalpha():
+                j += 1
+            run = source[i:j]
+            if run in words:
+                toks.append(_Token("name", run, col, word=True))
+            else:
+                toks.extend(_Token("name", c, col + k) for k, c in enumerate(run))
+            i = j
+        elif ch == "\\":
+            i = _read_command(source, i, toks, offset)
+        elif ch in UNICODE_LETTERS:
+            toks.append(_Token("name", UNICODE_LETTERS[ch], col))
+            i += 1
+        elif ch in _RELATION_CHARS:
+            toks.append(_Token("rel", _RELATION_CHARS[ch], col))
+            i += 1
+        elif ch in _OP_CHARS:
+            toks.append(_Token("op", _OP_CHARS[ch], col))
+            i += 1
+        elif ch in "+-*/^_()[]{},.|&:'!":
+            toks.append(_Token("op", ch, col))
+            i += 1
+        else:
+            toks.append(_Token("char", ch, col))
+            i += 1
+    toks.append(_Token("end", "", n + 1 + offset))
+    return toks
+
+
+def _read_command(source: str, i: int, toks: list[_Token], offset: int) -> int:
+    col = i + 1 + offset
+    j = i + 1
+    if j >= len(source):
+        raise LatexError("a lone backslash at the end", col)
+    if not (source[j].isascii() and source[j].isalpha()):
+        sym = source[j]
+        if sym == "\\":
+            toks.append(_Token("sep", "\\\\", col))
+        elif sym in _SPACING:
+            pass
+        elif sym in _OP_CMDS:
+            toks.append(_Token("op", _OP_CMDS[sym], col))
+        else:
+            raise LatexError(f"unknown LaTeX command \\{sym}", col)
+        return j + 1
+    while j < len(source) and source[j].isascii() and source[j].isalpha():
+        j += 1
+    name = source[i + 1 : j]
+    if name not in _KNOWN_CMDS:
+        raise LatexError(f"unknown LaTeX command \\{name}", col)
+    if name in _DROPPED:
+        if name in ("left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr",
+                    "Bigl", "Bigr", "biggl", "biggr"):
+            k = j
+            while k < len(source) and source[k].isspace():
+                k += 1
+            if source[k : k + 1] == ".":  # \left. is an invisible delimiter
+                return k + 1
+        return j
+    if name in _RELATION_CMDS:
+        toks.append(_Token("rel", _RELATION_CMDS[name], col))
+    elif name in _OP_CMDS:
+        toks.append(_Token("op", _OP_CMDS[name], col))
+    elif name in GREEK_COMMANDS:
+        toks.append(_Token("name", name, col))
+    else:
+        toks.append(_Token("cmd", name, col))
+    return j
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _match_brace(toks: list[_Token], i: int) -> int:
+    """Index of the '}' closing the '{' at i (the caller checked toks[i] is '{')."""
+    depth = 0
+    for j in range(i, len(toks)):
+        t = toks[j]
+        if t.kind == "op" and t.text == "{":
+            depth += 1
+        elif t.kind == "op" and t.text == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise LatexError("unbalanced '{'", toks[i].col)
+
+
+def _is_op(tok: _Token, text: str) -> bool:
+    return tok.kind == "op" and tok.text == text
+
+
+def _is_d(tok: _Token, nxt: _Token) -> bool:
+    """A differential 'd': the bare letter d not followed by a subscript."""
+    return tok.kind == "name" and tok.text == "d" and not tok.word and not _is_op(nxt, "_")
+
+
+def _derivative_marks(toks: list[_Token], i: int) -> tuple[int, int] | None:
+    """For ``\\frac`` at i: (numerator '{', denominator '{') if it is a derivative.
+
+    A derivative is ``\\frac{\\partial ..}{\\partial x}`` or ``\\frac{d ..}{d x}`` with
+    x a single name: so ``\\frac{d_{model}}{8}`` and ``\\frac{d}{8}`` stay fractions.
+    """
+    a = i + 1
+    if not _is_op(toks[a], "{"):
+        return None
+    a_end = _match_brace(toks, a)
+    b = a_end + 1
+    if not _is_op(toks[b], "{"):
+        return None
+    b_end = _match_brace(toks, b)
+    num0, den0 = toks[a + 1], toks[b + 1]
+    partial = (num0.kind == "cmd" and num0.text == "partial"
+               and den0.kind == "cmd" and den0.text == "partial")
+    differential = _is_d(num0, toks[a + 2]) and _is_d(den0, toks[b + 2])
+    if not (partial or differential) or b_end - b < 3:
+        return None
+    return a, b
+
+
+# --------------------------------------------------------------------------- parser
+
+
+class _Parser:
+    """Pratt parser building SymPy with evaluate=False; depth counted, never left to Python."""
+
+    def __init__(self, toks: list[_Token], symbols: Mapping[str, sympy.Symbol],
+                 functions: Collection[str]) -> None:
+        self.toks = toks
+        self.pos = 0
+        self.depth = 0
+        self.nodes = 0
+        self.symbols = symbols
+        self.functions = functions
+        self.bound: list[str] = []  # indices of the enclosing sums/products
+        self.in_norm = 0
+        self.in_abs = 0
+
+    # -- token helpers ------------------------------------------------------------
+
+    def peek(self, k: int = 0) -> _Token:
+        return self.toks[min(self.pos + k, len(self.toks) - 1)]
+
+    def advance(self) -> _Token:
+        tok = self.toks[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def at_op(self, text: str) -> bool:
+        return _is_op(self.peek(), text)
+
+    def expect_op(self, text: str) -> _Token:
+        if not self.at_op(text):
+            raise self.unexpected(self.peek(), f"expected {text!r}")
+        return self.advance()
+
+    def unexpected(self, tok: _Token, hint: str | None = None) -> LatexError:
+        if tok.kind == "end":
+            what = "unexpected end of formula"
+        elif tok.kind == "char":
+            shown = tok.text if tok.text.isascii() else f"{tok.text} (U+{ord(tok.text):04X})"
+            what = f"unexpected character {shown}"
+        elif tok.kind == "cmd":
+            what = f"unexpected \\{tok.text}"
+        elif tok.kind == "rel":
+            what = f"unexpected relation {tok.text} (use split_chain for A = B = C)"
+        elif tok.kind == "sep":
+            what = "unexpected row separator \\\\ (use split_chain)"
+        else:
+            what = f"unexpected {tok.text!r}"
+        return LatexError(what + (f" ({hint})" if hint else ""), tok.col)
+
+    def node(self, value: Any) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise LatexError(f"formula has more than {MAX_NODES} nodes", self.peek().col)
+        return value
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise LatexError(f"formula nested too deeply (more than {MAX_NESTING} levels)",
+                             self.peek().col)
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def symbol(self, name: str) -> sympy.Symbol:
+        sym = self.symbols.get(name)
+        return sym if sym is not None else sympy.Symbol(name, real=True)
+
+    # -- grammar ------------------------------------------------------------------
+
+    def parse(self) -> sympy.Basic:
+        result = self.expr()
+        if (self.at_op(".") or self.at_op(",")) and self.peek(1).kind == "end":
+            self.advance()  # sentence punctuation after a display formula
+        if self.peek().kind != "end":
+            raise self.unexpected(self.peek())
+        return result
+
+    def expr(self) -> sympy.Basic:
+        """sum := term (('+' | '-') term)*"""
+        self.enter()
+        terms = [self.term()]
+        while self.at_op("+") or self.at_op("-"):
+            op = self.advance()
+            right = self.term()
+            terms.append(right if op.text == "+" else self.negate(right, op))
+        self.leave()
+        if len(terms) == 1:
+            return terms[0]
+        return self.node(self.build(sympy.Add, *terms, col=self.peek().col))
+
+    def term(self) -> sympy.Basic:
+        """term := unary (('*' | '/') unary | implicit unary)*"""
+        self.enter()
+        factors: list[sympy.Basic] = [self.unary()]
+        while True:
+            tok = self.peek()
+            if _is_op(tok, "*"):
+                self.advance()
+                factors.append(self.unary())
+            elif _is_op(tok, "/"):
+                self.advance()
+                den = self.unary()
+                left = self.product(factors, tok)
+                factors = [self.divide(left, den, tok)]
+            elif self.starts_operand(tok):
+                factors.append(self.unary())
+            else:
+                break
+        self.leave()
+        return self.product(factors, self.peek())
+
+    def product(self, factors: list[sympy.Basic], tok: _Token) -> sympy.Basic:
+        if len(factors) == 1:
+            return factors[0]
+        return self.node(self.build(sympy.Mul, *factors, col=tok.col))
+
+    def divide(self, num: sympy.Basic, den: sympy.Basic, tok: _Token) -> sympy.Basic:
+        inv = self.node(self.build(sympy.Pow, den, sympy.Integer(-1), col=tok.col))
+        if num == sympy.Integer(1) and isinstance(num, sympy.Integer):
+            return inv  # SymPy prints Pow(b, -1) as \frac{1}{b}; Mul(1, ..) as "1 \cdot .."
+        return self.node(self.build(sympy.Mul, num, inv, col=tok.col))
+
+    def negate(self, value: sympy.Basic, tok: _Token) -> sympy.Basic:
+        if isinstance(value, sympy.Number):
+            return -value  # -0.7 stays one literal, printed as written
+        return self.node(self.build(sympy.Mul, sympy.Integer(-1), value, col=tok.col))
+
+    def build(self, fn: Callable[..., Any], *args: Any, col: int | None = None) -> Any:
+        if any(isinstance(a, sympy.Tuple) for a in args):
+            raise LatexError("arithmetic on a tuple (a, b, ...)", col)
+        try:
+            return fn(*args, evaluate=False)
+        except LatexError:
+            raise
+        except Exception as exc:  # e.g. arithmetic on a Tuple
+            raise LatexError(f"cannot combine these terms: {type(exc).__name__}: {exc}",
+                             col) from exc
+
+    def starts_operand(self, tok: _Token) -> bool:
+        if tok.kind in ("num", "name"):
+            return True
+        if tok.kind == "cmd":
+            return tok.text not in _KNOWN_UNSUPPORTED or tok.text in ("dots", "cdots", "ldots")
+        if tok.kind == "op":
+            if tok.text in ("(", "[", "{"):
+                return True
+            if tok.text == "‖":
+                return self.in_norm == 0
+            if tok.text == "|":
+                return self.in_abs == 0
+        return False
+
+    def unary(self) -> sympy.Basic:
+        """unary := ('-' | '+') unary | power"""
+        tok = self.peek()
+        if _is_op(tok, "-") or _is_op(tok, "+"):
+            self.advance()
+            self.enter()
+            operand = self.unary()
+            self.leave()
+            return operand if tok.text == "+" else self.negate(operand, tok)
+        return self.power()
+
+    def power(self) -> sympy.Basic:
+        """power := atom ('^' exponent)?   (e^{..} is exp)"""
+        tok = self.peek()
+        if (tok.kind == "name" and tok.text == "e" and not tok.word and "e" not in self.symbols
+                and _is_op(self.peek(1), "^")):
+            self.advance()
+            self.advance()
+            return self.node(self.build(sympy.exp, self.script_arg(), col=tok.col))
+        base = self.atom()
+        if self.at_op("^"):
+            hat = self.advance()
+            exponent = self.script_arg()
+            self.check_exponent(exponent, hat)
+            base = self.node(self.build(sympy.Pow, base, exponent, col=hat.col))
+            if self.at_op("^"):
+                raise LatexError("double superscript", self.peek().col)
+        return base
+
+    def check_exponent(self, exponent: sympy.Basic, tok: _Token) -> None:
+        """A constant exponent beyond MAX_EVAL_EXPONENT is refused: SymPy would try to
+        evaluate 2^{100000} or 10^{10^{10}} exactly wherever the tree is touched."""
+        if exponent.free_symbols or exponent.has(sympy.Function):
+            return
+        value = canonical(exponent)  # inner exponents were checked, so this is cheap
+        if value.is_Number and abs(value) > MAX_EVAL_EXPONENT:
+            raise LatexError(f"exponent beyond ±{MAX_EVAL_EXPONENT}", tok.col)
+
+    def script_arg(self) -> sympy.Basic:
+        """The argument of ^ or a one-token command argument: {expr}, one digit, one name."""
+        tok = self.peek()
+        if _is_op(tok, "{"):
+            self.advance()
+            inner = self.expr()
+            self.expect_op("}")
+            return inner
+        if tok.kind == "num":
+            return self.single_digit()
+        if tok.kind == "name":
+            self.advance()
+            return self.name_value(tok.text, tok)
+        if tok.kind == "cmd" and tok.text in ("pi", "infty", "nabla"):
+            return self.atom()
+        raise self.unexpected(tok, "expected a group {...} or a single token")
+
+    def single_digit(self) -> sympy.Basic:
+        """LaTeX reads x^23 as x^2 3 and \\frac12 as 1/2: take one character of a number."""
+        tok = self.advance()
+        if len(tok.text) > 1:
+            rest = _Token("num", tok.text[1:], tok.col + 1)
+            self.pos -= 1
+            self.toks[self.pos] = rest
+        return self.number(tok.text[0], tok.col)
+
+    def number(self, text: str, col: int) -> sympy.Basic:
+        if "." in text:
+            digits = sum(c.isdigit() for c in text.lstrip("0."))
+            return self.node(sympy.Float(text, max(15, digits + 2)))
+        return self.node(sympy.Integer(int(text)))
+
+    # -- atoms ----------------------------------------------------------------------
+
+    def atom(self) -> sympy.Basic:
+        tok = self.peek()
+        self.enter()
+        try:
+            if tok.kind == "num":
+                if _is_op(self.peek(1), "_") and tok.text == "1":
+                    return self.indicator()
+                self.advance()
+                return self.number(tok.text, tok.col)
+            if tok.kind == "name":
+                return self.name_atom()
+            if tok.kind == "cmd":
+                return self.command()
+            if tok.kind == "op":
+                if tok.text in ("(", "[", "{"):
+                    return self.group()
+                if tok.text == "‖" and self.in_norm == 0:
+                    return self.delimited("‖", "norm")
+                if tok.text == "|" and self.in_abs == 0:
+                    return self.delimited("|", "abs")
+            raise self.unexpected(tok)
+        finally:
+            self.leave()
+
+    def group(self) -> sympy.Basic:
+        open_tok = self.advance()
+        close = {"(": ")", "[": "]", "{": "}"}[open_tok.text]
+        items = [self.expr()]
+        while self.at_op(","):
+            self.advance()
+            items.append(self.expr())
+        self.expect_op(close)
+        if len(items) > 1:
+            if open_tok.text != "(":
+                raise LatexError(f"a list in {open_tok.text!r}...{close!r}", open_tok.col)
+            return self.node(sympy.Tuple(*items))
+        value = items[0]
+        if self.at_op("_"):  # (W_U)_{kj}: an entry of a named matrix
+            return self.subscripted_value(value, open_tok)
+        return value
+
+    def subscripted_value(self, value: sympy.Basic, tok: _Token) -> sympy.Basic:
+        self.advance()  # '_'
+        text, items = self.subscript()
+        if isinstance(value, sympy.Symbol) and "_" not in value.name:
+            return self.finish_name(value.name, text, items, tok)
+        if isinstance(value, sympy.Symbol) and items is not None:
+            return self.node(sympy.Indexed(sympy.IndexedBase(value), *items))
+        raise LatexError("a subscript on something that is not a name", tok.col)
+
+    def delimited(self, mark: str, kind: str) -> sympy.Basic:
+        tok = self.advance()
+        if kind == "norm":
+            self.in_norm += 1
+        else:
+            self.in_abs += 1
+        inner = self.expr()
+        if kind == "norm":
+            self.in_norm -= 1
+        else:
+            self.in_abs -= 1
+        self.expect_op(mark)
+        if kind == "norm":
+            return self.node(sympy.Function("norm")(inner))
+        return self.node(self.build(sympy.Abs, inner, col=tok.col))
+
+    def indicator(self) -> sympy.Basic:
+        """1_{j = y} -> KroneckerDelta(j, y)."""
+        tok = self.advance()
+        self.advance()  # '_'
+        self.expect_op("{")
+        left = self.simple_index()
+        rel = self.peek()
+        if not (rel.kind == "rel" and rel.text == "="):
+            raise self.unexpected(rel, "expected '=' in an indicator 1_{j = y}")
+        self.advance()
+        right = self.simple_index()
+        self.expect_op("}")
+        return self.node(self.build(sympy.KroneckerDelta, left, right, col=tok.col))
+
+    def simple_index(self) -> sympy.Basic:
+        tok = self.advance()
+        if tok.kind == "name":
+            return self.symbol(tok.text)
+        if tok.kind == "num" and "." not in tok.text:
+            return sympy.Integer(int(tok.text))
+        raise self.unexpected(tok, "expected an index (a letter or an integer)")
+
+    # -- names --------------------------------------------------------------------------
+
+    def name_atom(self) -> sympy.Basic:
+        tok = self.advance()
+        name = tok.text
+        if name in self.functions and not self.at_op("_") and self.at_arguments():
+            return self.call(name, tok)
+        return self.name_tail(name, tok)
+
+    def name_tail(self, name: str, tok: _Token) -> sympy.Basic:
+        """Subscripts and label superscripts after a name; then Symbol/Indexed/Kronecker."""
+        label = self.label_superscript()  # SymPy prints W_Q^new as W^{new}_{Q}
+        if not self.at_op("_"):
+            return self.name_value(name + label, tok)
+        self.advance()
+        text, items = self.subscript()
+        if name == "delta" and "delta" not in self.symbols:
+            if items is None or len(items) != 2:
+                raise LatexError("Kronecker delta needs two indices, e.g. \\delta_{ij}", tok.col)
+            return self.node(self.build(sympy.KroneckerDelta, *items, col=tok.col))
+        label = label or self.label_superscript()
+        return self.finish_name(name, text, items, tok, label)
+
+    def label_superscript(self) -> str:
+        """``^{new}``/``^{old}`` after a name are part of it (W_Q^new)."""
+        if (self.at_op("^") and _is_op(self.peek(1), "{") and self.peek(2).kind == "name"
+                and self.peek(2).text in LABEL_WORDS and _is_op(self.peek(3), "}")):
+            word = self.peek(2).text
+            self.pos += 4
+            return "^" + word
+        return ""
+
+    def finish_name(self, base: str, text: str, items: list[sympy.Basic] | None,
+                    tok: _Token, label: str = "") -> sympy.Basic:
+        full = f"{base}_{text}{label}"
+        if full in self.symbols:
+            return self.symbols[full]
+        bound = set(self.bound)
+        if (items is not None and not label and bound
+                and any(isinstance(x, sympy.Symbol) and x.name in bound for x in items)):
+            return self.node(sympy.Indexed(sympy.IndexedBase(self.symbol(base)), *items))
+        return self.node(self.symbol(full))
+
+    def name_value(self, name: str, tok: _Token) -> sympy.Basic:
+        if name in self.symbols:
+            return self.symbols[name]
+        if name == "e" and not tok.word:
+            return sympy.E
+        return self.node(self.symbol(name))
+
+    def subscript(self) -> tuple[str, list[sympy.Basic] | None]:
+        """Read a subscript: its canonical text (for the name) and, when it is a list of
+        single letters/integers (``ij``, ``i j``, ``i, w``), those as index items."""
+        tok = self.peek()
+        if tok.kind == "num":
+            digit = self.single_digit()
+            return str(digit), [digit]
+        if tok.kind == "name":
+            self.advance()
+            return tok.text, [self.symbol(tok.text)]
+        if not _is_op(tok, "{"):
+            raise self.unexpected(tok, "expected a subscript")
+        end = _match_brace(self.toks, self.pos)
+        parts: list[str] = []
+        items: list[sympy.Basic] | None = []
+        i = self.pos + 1
+        while i < end:
+            t = self.toks[i]
+            if t.kind == "name":
+                parts.append(t.text)
+                if items is not None:
+                    items.append(self.symbol(t.text))
+            elif t.kind == "num":
+                parts.append(t.text)
+                if items is not None:
+                    items.append(sympy.Integer(int(t.text)) if "." not in t.text else t.text)
+                    if not isinstance(items[-1], sympy.Integer):
+                        items = None
+            elif t.kind == "op" and t.text in ",:+-_{}":
+                parts.append(t.text)
+                if t.text != ",":
+                    items = None
+            else:
+                raise LatexError(f"unsupported in a subscript: {t.text!r}", t.col)
+            i += 1
+        self.pos = end + 1
+        text = "".join(p for p in parts if p not in "{}")
+        if not text:
+            raise LatexError("empty subscript", tok.col)
+        if items is not None and text.count(",") and text.count(",") != len(items) - 1:
+            items = None
+        return text.replace("_", ""), items
+
+    # -- functions ----------------------------------------------------------------------
+
+    def at_arguments(self) -> bool:
+        tok = self.peek()
+        if _is_op(tok, "(") or _is_op(tok, "["):
+            return True
+        return _is_op(tok, "{") and _is_op(self.peek(1), "(")  # E{\left(x\right)}
+
+    def call(self, name: str, tok: _Token) -> sympy.Basic:
+        braced = self.at_op("{")
+        if braced:
+            self.advance()
+        open_tok = self.advance()
+        close = ")" if open_tok.text == "(" else "]"
+        args = [self.expr()]
+        while self.at_op(","):
+            self.advance()
+            args.append(self.expr())
+        self.expect_op(close)
+        if braced:
+            self.expect_op("}")
+        return self.node(sympy.Function(name)(*args))
+
+    def command(self) -> sympy.Basic:
+        tok = self.advance()
+        name = tok.text
+        if name in ("frac", "dfrac", "tfrac"):
+            return self.fraction(tok)
+        if name == "sqrt":
+            return self.square_root(tok)
+        if name in _FUNC_CMDS:
+            return self.elementary(_FUNC_CMDS[name], tok)
+        if name in ("sum", "prod"):
+            return self.big_operator(name, tok)
+        if name in ("mathrm", "operatorname"):
+            word = self.word_group(tok)
+            if self.at_arguments() and (name == "operatorname" or word in self.functions):
+                return self.call(word, tok)
+            return self.name_tail(word, tok)
+        if name in _MODIFIERS:
+            return self.modified_name(_MODIFIERS[name], tok)
+        if name in ("underset", "overset"):
+            self.skip_group()
+            return self.required_group()
+        if name in ("underbrace", "overbrace"):
+            body = self.required_group()
+            if self.at_op("_") or self.at_op("^"):
+                self.advance()
+                self.skip_group()
+            return body
+        if name == "partial":
+            return self.slash_derivative(tok)
+        if name == "pi":
+            return sympy.pi
+        if name == "infty":
+            return sympy.oo
+        if name == "nabla":
+            return self.name_tail("nabla", tok)
+        if name == "delta":
+            return self.name_tail("delta", tok)
+        if name in ("dots", "cdots", "ldots", "vdots", "ddots"):
+            raise LatexError(f"an ellipsis \\{name} cannot be read as a formula", tok.col)
+        raise LatexError(f"unsupported LaTeX command \\{name}", tok.col)
+
+    def required_group(self) -> sympy.Basic:
+        if not self.at_op("{"):
+            return self.script_arg()
+        self.advance()
+        inner = self.expr()
+        self.expect_op("}")
+        return inner
+
+    def skip_group(self) -> None:
+        if self.at_op("{"):
+            self.pos = _match_brace(self.toks, self.pos) + 1
+        else:
+            self.advance()
+
+    def word_group(self, tok: _Token) -> str:
+        """The letters of \\mathrm{..}/\\operatorname{..}: a name, never a product."""
+        self.expect_op("{")
+        end = _match_brace(self.toks, self.pos - 1)
+        letters = []
+        for t in self.toks[self.pos:end]:
+            if t.kind != "name":
+                raise LatexError(f"\\{tok.text}{{..}} must hold a name", t.col)
+            letters.append(t.text)
+        self.pos = end + 1
+        if not letters:
+            raise LatexError(f"empty \\{tok.text}{{}}", tok.col)
+        return "".join(letters)
+
+    def modified_name(self, suffix: str, tok: _Token) -> sympy.Basic:
+        """\\bar{x} -> xbar, \\mathbf y -> ybold (SymPy prints them back the same way)."""
+        if self.at_op("{"):
+            self.advance()
+            inner = self.advance()
+            self.expect_op("}")
+        else:
+            inner = self.advance()
+        if inner.kind == "num" and "." not in inner.text:
+            base = inner.text
+        elif inner.kind == "name":
+            base = inner.text
+        else:
+            raise self.unexpected(inner, f"\\{tok.text} takes one letter")
+        if base + suffix in self.functions and self.at_arguments():
+            return self.call(base + suffix, tok)
+        return self.name_tail(base + suffix, tok)
+
+    def fraction(self, tok: _Token) -> sympy.Basic:
+        marks = _derivative_marks(self.toks, self.pos - 1)
+        if marks is not None:
+            return self.derivative_fraction(tok, marks)
+        num = self.required_group()
+        den = self.required_group()
+        return self.divide(num, den, tok)
+
+    def derivative_fraction(self, tok: _Token, marks: tuple[int, int]) -> sympy.Basic:
+        a, b = marks
+        a_end = _match_brace(self.toks, a)
+        self.pos = a + 2  # past '{' and \partial / d
+        target = None if self.pos == a_end else self.expr()
+        self.expect_op("}")
+        self.pos = b + 2
+        var = self.variable()
+        self.expect_op("}")
+        if target is None:  # \frac{d}{dp} f: the operator form
+            target = self.unary()
+        return self.node(self.build(sympy.Derivative, target, var, col=tok.col))
+
+    def variable(self) -> sympy.Basic:
+        tok = self.peek()
+        value = self.atom()
+        if not isinstance(value, sympy.Symbol | sympy.Indexed):
+            raise LatexError("differentiation variable must be a name", tok.col)
+        return value
+
+    def slash_derivative(self, tok: _Token) -> sympy.Basic:
+        """\\partial p_i/\\partial z_j."""
+        target = self.variable()
+        self.expect_op("/")
+        nxt = self.advance()
+        if not (nxt.kind == "cmd" and nxt.text == "partial"):
+            raise self.unexpected(nxt, "expected \\partial after '/'")
+        var = self.variable()
+        return self.node(self.build(sympy.Derivative, target, var, col=tok.col))
+
+    def square_root(self, tok: _Token) -> sympy.Basic:
+        index = None
+        if self.at_op("["):
+            self.advance()
+            index = self.expr()
+            self.expect_op("]")
+        body = self.required_group()
+        exponent = sympy.S.Half if index is None else self.build(
+            sympy.Pow, index, sympy.Integer(-1), col=tok.col)
+        return self.node(self.build(sympy.Pow, body, exponent, col=tok.col))
+
+    def elementary(self, fn: str, tok: _Token) -> sympy.Basic:
+        base = None
+        if fn == "log" and self.at_op("_"):
+            self.advance()
+            base = self.script_arg()
+        power = None
+        if self.at_op("^"):
+            self.advance()
+            power = self.script_arg()
+        if self.at_op("("):
+            self.advance()
+            arg = self.expr()
+            self.expect_op(")")
+        elif self.at_op("{") and _is_op(self.peek(1), "("):  # SymPy's \log{\left(x \right)}
+            self.advance()
+            self.advance()
+            arg = self.expr()
+            self.expect_op(")")
+            self.expect_op("}")
+        else:
+            if not self.starts_operand(self.peek()):
+                raise self.unexpected(self.peek(), f"\\{tok.text} needs an argument")
+            arg = self.unary()
+        func = {"log": sympy.log, "exp": sympy.exp, "sin": sympy.sin, "cos": sympy.cos,
+                "tan": sympy.tan}[fn]
+        value = self.node(self.build(func, arg, col=tok.col))
+        if base is not None:
+            value = self.divide(value, self.build(sympy.log, base, col=tok.col), tok)
+        if power is not None:
+            value = self.node(self.build(sympy.Pow, value, power, col=tok.col))
+        return value
+
+    def big_operator(self, name: str, tok: _Token) -> sympy.Basic:
+        """\\sum_{i=1}^{n} body / \\sum_{r} body; body = the product that follows."""
+        if not self.at_op("_"):
+            raise LatexError(f"\\{name} needs a subscript naming its index", tok.col)
+        self.advance()
+        index, lower = self.sum_index()
+        upper: sympy.Basic = SUM_UPPER
+        if self.at_op("^"):
+            self.advance()
+            upper = self.script_arg()
+        elif lower is None:
+            lower = sympy.Integer(1)
+        else:
+            raise LatexError(f"\\{name} with a lower bound needs an upper bound", tok.col)
+        if lower is None:
+            raise LatexError(f"\\{name} with an upper bound needs 'index = lower'", tok.col)
+        self.bound.append(index.name)
+        self.enter()
+        if self.at_op("-"):
+            minus = self.advance()
+            body = self.negate(self.term(), minus)
+        else:
+            body = self.term()
+        self.leave()
+        self.bound.pop()
+        cls = sympy.Sum if name == "sum" else sympy.Product
+        try:
+            return self.node(cls(body, (index, lower, upper)))
+        except Exception as exc:
+            raise LatexError(f"cannot build \\{name}: {exc}", tok.col) from exc
+
+    def sum_index(self) -> tuple[sympy.Symbol, sympy.Basic | None]:
+        tok = self.peek()
+        if tok.kind == "name":
+            self.advance()
+            return self.symbol(tok.text), None
+        self.expect_op("{")
+        var_tok = self.advance()
+        if var_tok.kind != "name":
+            raise self.unexpected(var_tok, "expected the summation index")
+        index = self.symbol(var_tok.text)
+        lower = None
+        if self.peek().kind == "rel" and self.peek().text == "=":
+            self.advance()
+            lower = self.expr()
+        if not self.at_op("}"):
+            raise self.unexpected(self.peek(), "only \\sum_{i} or \\sum_{i=a}^{b} are read")
+        self.advance()
+        return index, lower
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def _words(symbols: Mapping[str, Any], functions: Collection[str]) -> frozenset[str]:
+    names = FUNCTION_WORDS | LABEL_WORDS | set(functions) | set(symbols)
+    return frozenset(k for k in names if len(k) > 1 and k.isascii() and k.isalpha())
+
+
+def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, *,
+                functions: Collection[str] = ()) -> sympy.Expr:
+    """Parse one formula (no relation at top level) into an unevaluated SymPy tree.
+
+    ``symbols`` maps names (``'x_1'``, ``'alpha'``, ``'W_Q'``) to the Symbol to use,
+    e.g. one declared positive; others are ``Symbol(name, real=True)``.
+    ``functions`` adds names read as function applications before ``(``/``[``
+    (``L`` in ``L (w)``) to :data:`FUNCTION_WORDS`. Only LatexError escapes.
+    """
+    if not isinstance(source, str):
+        raise LatexError("formula must be a string")
+    if len(source) > MAX_SOURCE_CHARS:
+        raise LatexError(f"formula longer than {MAX_SOURCE_CHARS} characters")
+    syms = dict(symbols or {})
+    funcs = frozenset(FUNCTION_WORDS | set(functions))
+    text, offset = _strip_delimiters(source)
+    toks = _tokenize(text, _words(syms, funcs), offset)
+    if toks[0].kind == "end":
+        raise LatexError("empty formula", 1)
+    try:
+        return _Parser(toks, syms, funcs).parse()
+    except LatexError:
+        raise
+    except RecursionError as exc:
+        raise LatexError("formula nested too deeply") from exc
+    except Exception as exc:  # the contract: nothing but LatexError leaves parse_latex()
+        raise LatexError(f"cannot read formula: {type(exc).__name__}: {exc}") from exc
+
+
+# -- chains -------------------------------------------------------------------------------
+
+_ENVIRONMENTS = ("aligned", "align", "align*", "split", "gathered", "gather", "gather*")
+_REL_WORDS = sorted(_RELATION_CMDS, key=len, reverse=True)
+
+
+def _strip_environment(text: str) -> str:
+    body = text.strip()
+    for env in _ENVIRONMENTS:
+        begin, end = f"\\begin{{{env}}}", f"\\end{{{env}}}"
+        if body.startswith(begin) and body.endswith(end):
+            return body[len(begin) : -len(end)]
+    return body
+
+
+def split_chains(source: str) -> list[list[str]]:
+    """All statements of a display: each as [side, relation, side, relation, side, ...].
+
+    Rows of an aligned environment that start with a relation (``\\\\ = 4``)
+    continue the previous statement; a row with its own left side, or a part after
+    a top-level comma (``a = b, k \\neq j``), starts a new one. Relations are
+    returned canonically: ``=``, ``\\approx``, ``\\le``, ``\\ge``, ``<``, ``>``,
+    ``\\ne``, ``\\to``, ``\\equiv``.
+    """
+    if not isinstance(source, str):
+        raise LatexError("formula must be a string")
+    if len(source) > MAX_SOURCE_CHARS:
+        raise LatexError(f"formula longer than {MAX_SOURCE_CHARS} characters")
+    text = _strip_environment(_strip_delimiters(source)[0])
+    chains: list[list[str]] = []
+    for row, row_col in _split_top(text, "row"):
+        for k, (stmt, col) in enumerate(_split_top(row, "comma")):
+            pieces = _split_relations(stmt)
+            first = pieces[0].strip()
+            if not first and not (k == 0 and chains and len(pieces) > 1):
+                raise LatexError("a relation with nothing on its left", row_col + col)
+            chain = chains[-1] if not first else []
+            if first:
+                chains.append(chain)
+                chain.append(first)
+            for i in range(1, len(pieces), 2):
+                side = pieces[i + 1].strip()
+                if not side:
+                    raise LatexError(f"nothing on the right of {pieces[i]}", row_col + col)
+                chain.extend([pieces[i], side])
+    if not chains:
+        raise LatexError("empty formula", 1)
+    return chains
+
+
+def split_chain(source: str) -> list[str]:
+    """One derivation ``A = B \\approx C`` as ``[A, '=', B, '\\approx', C]``.
+
+    Sides are at even positions, the relation between each pair at odd ones. A
+    display holding several statements is an error (use :func:`split_chains`):
+    silently checking only the first would pass the others unread.
+    """
+    chains = split_chains(source)
+    if len(chains) != 1:
+        raise LatexError(f"{len(chains)} statements in one formula; use split_chains")
+    return chains[0]
+
+
+def _split_top(text: str, what: str) -> list[tuple[str, int]]:
+    r"""Split at top-level '\\' (rows, also dropping '&') or ',' (statements)."""
+    parts: list[tuple[str, int]] = []
+    depth, start, i = 0, 0, 0
+    buf: list[str] = []
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            nxt = text[i + 1 : i + 2]
+            if what == "row" and nxt == "\\" and depth == 0:
+                parts.append(("".join(buf), start + 1))
+                buf, start = [], i + 2
+                i += 2
+                continue
+            j = i + 2
+            while nxt.isalpha() and j < len(text) and text[j].isalpha():
+                j += 1
+            buf.append(text[i:j])
+            i = j
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                raise LatexError(f"unbalanced {ch!r}", i + 1)
+        if what == "row" and ch == "&" and depth == 0:
+            buf.append(" ")
+        elif what == "comma" and ch == "," and depth == 0:
+            parts.append(("".join(buf), start + 1))
+            buf, start = [], i + 1
+        else:
+            buf.append(ch)
+        i += 1
+    if depth != 0:
+        raise LatexError("unbalanced brackets", len(text))
+    parts.append(("".join(buf), start + 1))
+    out = []
+    for part, col in parts:
+        stripped = part.strip()
+        if what == "comma" and stripped.endswith("."):
+            stripped = stripped[:-1].rstrip()
+        if stripped or what == "row":
+            out.append((stripped, col))
+    return [p for p in out if p[0]] or [("", 1)]
+
+
+def _split_relations(text: str) -> list[str]:
+    """[side, rel, side, ...] at bracket depth 0."""
+    pieces: list[str] = []
+    depth, i = 0, 0
+    buf: list[str] = []
+    while i < len(text):
+        ch = text[i]
+        rel = None
+        if ch == "\\":
+            j = i + 1
+            while j < len(text) and text[j].isalpha():
+                j += 1
+            word = text[i + 1 : j]
+            if j == i + 1:
+                j = min(i + 2, len(text))
+            if depth == 0 and word in _RELATION_CMDS:
+                rel = _RELATION_CMDS[word]
+            if rel is None:
+                buf.append(text[i:j])
+                i = j
+                continue
+            width = j - i
+        else:
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            if depth == 0 and ch in _RELATION_CHARS:
+                rel = _RELATION_CHARS[ch]
+            width = 1
+        if rel is not None:
+            pieces.append("".join(buf))
+            pieces.append(rel)
+            buf = []
+        else:
+            buf.append(ch)
+        i += width
+    pieces.append("".join(buf))
+    return pieces
+
+
+# -- printing and the round trip ---------------------------------------------------------
+
+
+class _Printer(LatexPrinter):
+    """SymPy's printer, with forms our grammar reads back unambiguously."""
+
+    def _print_Sum(self, expr: sympy.Sum) -> str:  # noqa: N802 (SymPy's naming)
+        return self._big(expr, "\\sum")
+
+    def _print_Product(self, expr: sympy.Product) -> str:  # noqa: N802
+        return self._big(expr, "\\prod")
+
+    def _big(self, expr: Any, op: str) -> str:
+        out = ""
+        for var, lo, hi in expr.limits:
+            if lo == 1 and hi == SUM_UPPER:
+                out += f"{op}_{{{self._print(var)}}} "
+            else:
+                out += f"{op}_{{{self._print(var)}={self._print(lo)}}}^{{{self._print(hi)}}} "
+        body = expr.function
+        text = self._print(body)
+        if isinstance(body, sympy.Add):
+            text = f"\\left({text}\\right)"
+        return out + text
+
+    def _print_Derivative(self, expr: sympy.Derivative) -> str:  # noqa: N802
+        if len(expr.variable_count) != 1 or expr.variable_count[0][1] != 1:
+            return super()._print_Derivative(expr)
+        var = self._print(expr.variables[0])
+        target = expr.expr
+        if isinstance(target, sympy.Symbol | sympy.Indexed):
+            return f"\\frac{{\\partial {self._print(target)}}}{{\\partial {var}}}"
+        return f"\\frac{{\\partial}}{{\\partial {var}}} \\left({self._print(target)}\\right)"
+
+    def _print_Function(self, expr: Any, exp: str | None = None) -> str:  # noqa: N802
+        if isinstance(expr, sympy.core.function.AppliedUndef):
+            args = ", ".join(self._print(a) for a in expr.args)
+            name = expr.func.__name__
+            if name == "norm" and len(expr.args) == 1:
+                text = f"\\left\\lVert {args} \\right\\rVert"
+            else:
+                text = f"\\operatorname{{{name}}}\\left({args}\\right)"
+            return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
+        return super()._print_Function(expr, exp)
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:  # noqa: N802
+        """Factors in tree order, joined by \\cdot; ``a * b^-1`` as ``\\frac{a}{b}``.
+
+        SymPy's own Mul printer reorders factors and evaluates while it splits
+        numerator from denominator (``1/e^{-0.7773}`` became ``2.1755..``); this
+        one prints only what the tree holds.
+        """
+        args = list(expr.args)
+        if args and args[0] == sympy.Integer(-1) and len(args) > 1:
+            return "- " + self._factor(self._mul_body(args[1:]), args[1:])
+        return self._mul_body(args)
+
+    def _factor(self, text: str, args: list[Any]) -> str:
+        if len(args) == 1 and isinstance(args[0], sympy.Add | sympy.Sum | sympy.Product):
+            return f"\\left({text}\\right)"
+        return text
+
+    def _mul_body(self, args: list[Any]) -> str:
+        if len(args) == 2 and _is_reciprocal(args[1]):
+            return f"\\frac{{{self._print(args[0])}}}{{{self._print(args[1].base)}}}"
+        parts = []
+        for k, arg in enumerate(args):
+            text = self._print(arg)
+            last = k == len(args) - 1
+            if (isinstance(arg, sympy.Add) or (isinstance(arg, sympy.Sum | sympy.Product)
+                                               and not last)
+                    or (k > 0 and (arg.could_extract_minus_sign() or _is_reciprocal(arg)))):
+                text = f"\\left({text}\\right)"
+            parts.append(text)
+        return " \\cdot ".join(parts)
+
+    def _print_Pow(self, expr: sympy.Pow) -> str:  # noqa: N802
+        base, exp = expr.args
+        if exp == sympy.Integer(-1):
+            return f"\\frac{{1}}{{{self._print(base)}}}"
+        if _is_reciprocal(exp) and exp.base.is_Integer:
+            return f"\\sqrt[{self._print(exp.base)}]{{{self._print(base)}}}"
+        if exp.is_Number and exp.is_negative:  # SymPy would print 10^{-400} as a Mul
+            return self._helper_print_standard_power(expr, "%s^{%s}")
+        return super()._print_Pow(expr)
+
+    def _print_Symbol(self, expr: sympy.Symbol, style: str = "plain") -> str:  # noqa: N802
+        text = super()._print_Symbol(expr, style)
+        if text.startswith("\\hbar"):  # SymPy reads the name hbar as Planck's constant
+            return "\\bar{h}" + text[5:]
+        return "\\nabla " + text[5:] if text.startswith("nabla") else text
+
+    def _print_Tuple(self, expr: sympy.Tuple) -> str:  # noqa: N802
+        return "\\left(" + ", ".join(self._print(a) for a in expr.args) + "\\right)"
+
+
+def _is_reciprocal(value: Any) -> bool:
+    return isinstance(value, sympy.Pow) and value.args[1] == sympy.Integer(-1)
+
+
+def to_latex_text(expr: Any) -> str:
+    """Print a parsed formula back as LaTeX that :func:`parse_latex` reads again."""
+    return _Printer().doprint(expr)
+
+
+def canonical(expr: Any) -> Any:
+    """Rebuild bottom-up with evaluation on, so equal formulas become equal trees.
+
+    ``number^number`` with an exponent beyond ``MAX_EVAL_EXPONENT`` stays
+    unevaluated, so a hostile ``10^{10^{10}}`` cannot make this hang.
+    """
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom or not expr.args:
+        return expr
+    if isinstance(expr, sympy.Indexed | sympy.IndexedBase):
+        return expr
+    args = [canonical(a) for a in expr.args]
+    if (isinstance(expr, sympy.Pow) and args[0].is_Number and args[1].is_Number
+            and abs(args[1]) > MAX_EVAL_EXPONENT):
+        return sympy.Pow(*args, evaluate=False)
+    try:
+        return expr.func(*args)
+    except Exception:
+        return expr.func(*args, evaluate=False)
+
+
+def atoms_multiset(source: str, *, functions: Collection[str] = ()) -> Counter[str]:
+    """The numerals (by value) and names a formula mentions, read from its tokens alone.
+
+    Independent of the parser's tree on purpose: comparing this for the source
+    and for the printed-back parse catches a term the parser silently lost.
+    Function names, ``e`` before ``^`` (``\\exp`` prints as ``e^{..}``), the ``d``
+    of ``\\frac{d L}{d w}``, the ``1`` of ``1_{j=y}``, the ``δ`` of ``δ_{jk}`` and
+    the labels of ``\\underset``/``\\underbrace`` are notation, not atoms.
+    """
+    funcs = frozenset(FUNCTION_WORDS | set(functions))
+    text, offset = _strip_delimiters(source)
+    toks = _digit_split(_tokenize(text, _words({}, funcs), offset))
+    skip: set[int] = set()
+    counts: Counter[str] = Counter()
+    for i, tok in enumerate(toks):
+        if i in skip:
+            continue
+        nxt = toks[i + 1] if i + 1 < len(toks) else tok
+        if tok.kind == "cmd":
+            if tok.text in ("frac", "dfrac", "tfrac"):
+                marks = _derivative_marks(toks, i)
+                if marks is not None:
+                    skip.update({marks[0] + 1, marks[1] + 1})
+                elif _is_op(nxt, "{") and toks[i + 2].text == "1" and _is_op(toks[i + 3], "}"):
+                    skip.add(i + 2)  # \frac{1}{b} c prints as \frac{c}{b}: notation
+                elif nxt.kind == "num" and nxt.text == "1":
+                    skip.add(i + 1)  # \frac12
+            elif tok.text in ("underset", "overset") and _is_op(nxt, "{"):
+                skip.update(range(i + 1, _match_brace(toks, i + 1) + 1))
+            elif tok.text in ("underbrace", "overbrace") and _is_op(nxt, "{"):
+                end = _match_brace(toks, i + 1)
+                if _is_op(toks[end + 1], "_") or _is_op(toks[end + 1], "^"):
+                    stop = (_match_brace(toks, end + 2) if _is_op(toks[end + 2], "{")
+                            else end + 2)
+                    skip.update(range(end + 1, stop + 1))
+            elif tok.text in ("mathrm", "operatorname") and _is_op(nxt, "{"):
+                end = _match_brace(toks, i + 1)
+                word = "".join(t.text for t in toks[i + 2 : end])
+                skip.update(range(i + 1, end + 1))
+                if word not in funcs and not (tok.text == "operatorname"
+                                              or _is_op(toks[end + 1], "(")):
+                    counts[word] += 1
+            elif tok.text in ("nabla", "pi", "infty"):
+                counts[tok.text] += 1
+            continue
+        if tok.kind == "name":
+            modified = any(t.kind == "cmd" and t.text in _MODIFIERS
+                           for t in toks[max(0, i - 2) : i])  # \bar L(..) is not L(..)
+            if tok.text in funcs and not modified and (
+                    _is_op(nxt, "(") or _is_op(nxt, "[") or _is_op(nxt, "{") or tok.word):
+                continue
+            if tok.text == "e" and not tok.word and _is_op(nxt, "^"):
+                continue
+            if tok.text == "delta" and _is_op(nxt, "_"):
+                continue
+            if tok.word and tok.text.isascii() and tok.text.isalpha():
+                counts.update(tok.text)  # w_{n e w} and w_{new} name the same thing
+            else:
+                counts[tok.text] += 1
+        elif tok.kind == "num":
+            if tok.text == "1" and (_is_op(nxt, "_") or _is_op(nxt, "/")):
+                continue  # 1_{j=y} is a delta; 1/V prints as \frac{1}{V}
+            counts[_numeral(tok.text)] += 1
+    return counts
+
+
+def _digit_split(toks: list[_Token]) -> list[_Token]:
+    """Split numbers the way LaTeX reads them: ``x^23`` is ``x^2 3``, ``\\frac12`` is 1/2."""
+    out: list[_Token] = []
+    for tok in toks:
+        prev = out[-1] if out else None
+        if tok.kind == "num" and "." not in tok.text and len(tok.text) > 1 and prev is not None:
+            if prev.kind == "cmd" and prev.text in ("frac", "dfrac", "tfrac"):
+                cut = [1, 2]
+            elif (prev.kind == "op" and prev.text in "^_") or (
+                    prev.kind == "cmd" and prev.text == "sqrt"):
+                cut = [1]
+            else:
+                cut = []
+            start = 0
+            for c in cut:
+                out.append(_Token("num", tok.text[start:c], tok.col + start))
+                start = c
+            if start < len(tok.text):
+                out.append(_Token("num", tok.text[start:], tok.col + start))
+            continue
+        out.append(tok)
+    return out
+
+
+def _numeral(text: str) -> str:
+    try:
+        value = Decimal(text).normalize()
+    except InvalidOperation:  # pragma: no cover - the tokenizer only emits digits
+        return text
+    return format(value, "f")
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Structural equality after canonical(); else simplify(a - b) == 0, time-boxed."""
+    ca, cb = canonical(a), canonical(b)
+    if ca == cb:
+        return True
+    try:
+        return bool(_time_boxed(lambda: sympy.simplify(ca - cb) == 0, SIMPLIFY_SECONDS))
+    except Exception:
+        return False
+
+
+def _time_boxed(fn: Callable[[], Any], seconds: float) -> Any:
+    """Run fn under a SIGALRM timer where possible (main thread, POSIX).
+
+    Elsewhere simplify is not attempted at all: an unbounded call could hang the
+    gate, and a False here only means "not shown equal", never a pass.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "setitimer"):
+        return False
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise TimeoutError
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    except TimeoutError:
+        return False
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def round_trip_ok(source: str, expr: Any, symbols: Mapping[str, sympy.Symbol] | None = None,
+                  *, functions: Collection[str] = ()) -> bool:
+    """Does ``expr`` say what ``source`` says?
+
+    Two checks, both needed: the printout of ``expr`` parses back to an equal
+    formula (the printer/parser pair agree), and the source and the printout
+    mention the same numerals and names equally often -- the check that catches
+    a term dropped between source and tree, which the first cannot see.
+    """
+    try:
+        text = to_latex_text(expr)
+        again = parse_latex(text, symbols, functions=functions)
+        if not _equal(expr, again):
+            return False
+        return atoms_multiset(source, functions=functions) == atoms_multiset(
+            text, functions=functions)
+    except LatexError:
+        return False
+

@@ -1,0 +1,118 @@
+"""Symbolic claims: read the note's LaTeX derivations and check every relation in them.
+
+A symbolic claim binds formula holes ``⟪F⟫`` to LaTeX in the note. Each
+formula is split into its chains (``A = B = C``, aligned rows), each side is
+parsed by our own LaTeX reader (:mod:`verifiers.latex`) and must print back to
+what the note says (a formula that does not parse or round-trip is
+``unparsed``, never a pass), and each adjacent pair is checked by
+:mod:`verifiers.symbolic`: ``proved`` by SymPy under the claim's assumptions,
+or supported by ``numeric evidence`` at many high-precision points, or failed
+with a point where the two sides differ. SymPy is imported only here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from verifiers.holes import Match
+from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chain, split_chains
+from verifiers.notes import Note
+from verifiers.schema import Claim
+from verifiers.symbolic import Assumptions, StepVerdict, check_chain
+from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
+
+EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
+
+
+class _Unparsed(Exception):
+    pass
+
+
+def assumptions(claim: Claim) -> Assumptions:
+    return Assumptions(**claim.assume)  # type: ignore[arg-type]
+
+
+def _parse(text: str) -> Any:
+    try:
+        expr = parse_latex(text)
+    except LatexError as err:
+        raise _Unparsed(f"cannot read {text!r}: {err}") from None
+    if not round_trip_ok(text, expr):
+        raise _Unparsed(f"{text!r} does not read back as written (parsed as {expr})")
+    return expr
+
+
+def definitions(claim: Claim, match: Match) -> dict[Any, Any]:
+    """``define: {p: P}``: the formula hole P reads ``p = …``; p is replaced by the right side."""
+    subs: dict[Any, Any] = {}
+    for name, hole in claim.define.items():
+        chain = split_chain(match.formulas[hole].text)
+        lhs = _parse(chain[0])
+        if len(chain) < 3 or chain[1] != "=" or lhs != sympy.Symbol(name, real=True):
+            raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
+        subs[lhs] = _parse(chain[2])
+    return subs
+
+
+def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
+    """One value per relation of every formula hole that is not a definition."""
+    values: list[ValueVerdict] = []
+    try:
+        subs = definitions(claim, match)
+    except (_Unparsed, LatexError) as err:
+        first = match.formulas[next(iter(claim.define.values()))]
+        return [_value(note, first, "define", first.text, UNPARSED, "", str(err))]
+    defined = set(claim.define.values())
+    for name in claim.formulas:
+        if name in defined:
+            continue
+        printed = match.formulas[name]
+        try:
+            chains = split_chains(printed.text)
+        except LatexError as err:
+            values.append(_value(note, printed, name, printed.text, UNPARSED, "", str(err)))
+            continue
+        for c, chain in enumerate(chains):
+            label = name if len(chains) == 1 else f"{name}.{c + 1}"
+            values.extend(_check_chain(claim, note, printed, label, chain, subs))
+    return values
+
+
+def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list[str],
+                 subs: dict[Any, Any]) -> list[ValueVerdict]:
+    sides, relations = chain[0::2], chain[1::2]
+    try:
+        exprs = [_parse(side).subs(subs) for side in sides]
+    except _Unparsed as err:
+        return [_value(note, printed, label, " ".join(chain), UNPARSED, "", str(err))]
+    try:
+        steps = check_chain(exprs, relations, assumptions(claim), claim.timeout)
+    except ValueError as err:  # e.g. a relation we do not check (\to, \ne)
+        return [_value(note, printed, label, " ".join(chain), ERROR, "", str(err))]
+    return [_step_value(note, printed, label, sides, relations, step) for step in steps]
+
+
+def _step_value(note: Note, printed: Any, label: str, sides: list[str], relations: list[str],
+                step: StepVerdict) -> ValueVerdict:
+    k = step.index
+    text = f"{sides[k - 1]} {relations[k - 1]} {sides[k]}"
+    if step.passed:
+        return _value(note, printed, f"{label}.step{k}", text, VERIFIED,
+                      EXPECTED[step.status], f"step {k}: {EXPECTED[step.status]}")
+    where = ""
+    if step.counterexample:
+        where = " at " + ", ".join(f"{s}={v}" for s, v in sorted(step.counterexample.items()))
+    detail = f"step {k} ({text}): {step.status}{where}; {step.detail}"
+    return _value(note, printed, f"{label}.step{k}", text, DISCREPANCY if step.status == "failed"
+                  else ERROR, step.status, detail)
+
+
+def _value(note: Note, printed: Any, name: str, text: str, status: str, expected: str,
+           message: str) -> ValueVerdict:
+    return ValueVerdict(
+        name=name, printed=text, expected=expected, status=status,
+        start=note.position(printed.start), end=note.position(printed.end),
+        message=f"{name}: {message}", suggestion=None,
+    )
