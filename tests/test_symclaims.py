@@ -61,3 +61,14 @@ def test_formula_holes_need_kind_symbolic(tmp_path, capsys):
     claims = "note: n.txt\nclaims:\n  - id: x\n    text: 平方：⟪F⟫\n"
     code, out, _ = check(project(tmp_path, claims, NOTE), capsys)
     assert code == 1 and "need kind: symbolic" in out
+
+
+def test_a_wrong_step_can_be_pinned(tmp_path, capsys):
+    pinned = CLAIMS.replace(
+        "    text: 错的：⟪F⟫\n",
+        "    text: 错的：⟪F⟫\n    known: {F.step1: {printed: '(a + b)^{2} = a^{2} + b^{2}',"
+        " expected: failed, why: 'drops 2ab'}}\n")
+    pinned = pinned.replace("  - id: unreadable\n    kind: symbolic\n    text: 读不懂：⟪F⟫\n", "")
+    code, out, data = check(project(tmp_path, pinned, NOTE), capsys)
+    wrong = next(c for c in data["claims"] if c["id"] == "square-wrong")
+    assert wrong["status"] == "known" and code == 0, out

@@ -37,7 +37,10 @@ HOLE_RE = re.compile(
     r"⟨\s*(" + NAME + r")\s*(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\s*⟩"
     r"|⟪\s*(" + NAME + r")\s*⟫"  # a formula hole (symbolic claims): LaTeX up to the next text
 )
-HOLE_KEY_RE = re.compile(r"(" + NAME + r")(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\Z")
+HOLE_KEY_RE = re.compile(
+    r"(" + NAME + r")(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\Z"
+    r"|(" + NAME + r")(?:\.\d+)?\.step\d+\Z"  # a step of a formula hole: F.step2, F.1.step3
+)
 NAME_RE = re.compile(NAME + r"\Z")
 REF_RE = re.compile(r"([a-z0-9][a-z0-9._-]*)\.(" + NAME + r")\Z")
 
@@ -497,7 +500,7 @@ class _FileValidator:
             if name not in claim.check:
                 self.problem(node.line, node.col, f"widen: {name!r} is not a checked hole", claim)
         for key, pin in claim.known.items():
-            if key not in keys:
+            if key not in keys and key.split(".", 1)[0] not in claim.formulas:
                 self.problem(pin.line, 1, f"known: {key!r} is not a hole of the text"
                              f"{did_you_mean(key, sorted(keys))}", claim)
         outputs = set(claim.run.outputs) if claim.run else set()

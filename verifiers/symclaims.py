@@ -57,7 +57,28 @@ def definitions(claim: Claim, match: Match) -> dict[Any, Any]:
 
 
 def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
-    """One value per relation of every formula hole that is not a definition."""
+    """One value per relation of every formula hole that is not a definition.
+
+    A wrong step may be pinned like a wrong number: ``known: {G.step2: {printed:
+    "<the step as printed>", expected: failed, why: ...}}``.
+    """
+    return [_pinned(claim, v) for v in _values(claim, match, note)]
+
+
+def _pinned(claim: Claim, value: ValueVerdict) -> ValueVerdict:
+    from verifiers.engine import Engine
+
+    pin = claim.known.get(value.name)
+    if pin is None or value.status not in (DISCREPANCY, VERIFIED):
+        return value
+    value.suggestion = value.expected
+    value.status, why = Engine._apply_pin(pin, value.printed, value.expected, value.status,
+                                          value.message)
+    value.message = f"{value.name}: {why}"
+    return value
+
+
+def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
     values: list[ValueVerdict] = []
     try:
         subs = definitions(claim, match)
