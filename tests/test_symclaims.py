@@ -72,3 +72,27 @@ def test_a_wrong_step_can_be_pinned(tmp_path, capsys):
     code, out, data = check(project(tmp_path, pinned, NOTE), capsys)
     wrong = next(c for c in data["claims"] if c["id"] == "square-wrong")
     assert wrong["status"] == "known" and code == 0, out
+
+
+def test_approximations_use_printed_precision_and_decimals_are_exact(tmp_path, capsys):
+    note = ("好近似：e\\approx2.718\n错近似：e\\approx2.719\n精确：0.1^{400}=10^{-400}\n"
+            "无反斜杠：sin(0.0001)\n")
+    claims = """note: n.txt
+claims:
+  - id: e-approx
+    kind: symbolic
+    text: 好近似：⟪F⟫
+  - id: e-wrong
+    kind: symbolic
+    text: 错近似：⟪F⟫
+  - id: exact
+    kind: symbolic
+    text: 精确：⟪F⟫
+  - id: plain-sin
+    kind: symbolic
+    text: 无反斜杠：⟪F⟫
+"""
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    status = {c["id"]: c["status"] for c in data["claims"]}
+    assert status == {"e-approx": "verified", "e-wrong": "discrepancy", "exact": "verified",
+                      "plain-sin": "unparsed"}, out

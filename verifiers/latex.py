@@ -96,6 +96,8 @@ SUM_UPPER = sympy.Symbol("N_sum", integer=True, positive=True)
 FUNCTION_WORDS = frozenset(
     {"Var", "Cov", "E", "SD", "softmax", "mean", "diag", "LN", "Attention", "norm"}
 )
+_PLAIN_FUNCTION_NAMES = frozenset(
+    {"sin", "cos", "tan", "exp", "ln", "log", "max", "min", "arg", "argmax", "lim", "tanh"})
 LABEL_WORDS = frozenset({"new", "old"})  # W_{Q}^{new} is a name, not a power
 
 GREEK = (
@@ -213,6 +215,9 @@ def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Tok
             while j < n and source[j].isascii() and source[j].isalpha():
                 j += 1
             run = source[i:j]
+            if run.lower() in _PLAIN_FUNCTION_NAMES and run not in words:
+                # "sin(x)" without a backslash would silently read as s·i·n·(x)
+                raise LatexError(f"'{run}' without a backslash: the note means \\{run}", col)
             if run in words:
                 toks.append(_Token("name", run, col, word=True))
             else:

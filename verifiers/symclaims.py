@@ -12,6 +12,7 @@ with a point where the two sides differ. SymPy is imported only here.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sympy
@@ -20,7 +21,7 @@ from verifiers.holes import Match
 from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chain, split_chains
 from verifiers.notes import Note
 from verifiers.schema import Claim
-from verifiers.symbolic import Assumptions, StepVerdict, check_chain
+from verifiers.symbolic import Assumptions, StepVerdict, check_step
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
@@ -108,11 +109,39 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
         exprs = [_parse(side).subs(subs) for side in sides]
     except _Unparsed as err:
         return [_value(note, printed, label, " ".join(chain), UNPARSED, "", str(err))]
-    try:
-        steps = check_chain(exprs, relations, assumptions(claim), claim.timeout)
-    except ValueError as err:  # e.g. a relation we do not check (\to, \ne)
-        return [_value(note, printed, label, " ".join(chain), ERROR, "", str(err))]
+    exprs = [e.replace(lambda x: isinstance(x, sympy.Derivative), lambda x: x.doit())
+             for e in exprs]
+    steps = []
+    for k, relation in enumerate(relations):
+        lhs, rhs = exprs[k], exprs[k + 1]
+        tolerance = None
+        if relation in ("\\approx", "≈"):
+            tolerance = _printed_tolerance(sides[k + 1])
+        else:  # "=" with decimals is exact arithmetic on the printed digits
+            lhs, rhs = _exact(lhs), _exact(rhs)
+        try:
+            steps.append(check_step(lhs, rhs, relation, assumptions(claim), claim.timeout,
+                                    tolerance=tolerance, index=k + 1))
+        except ValueError as err:  # e.g. a relation we do not check (\to, \ne)
+            return [_value(note, printed, label, " ".join(chain), ERROR, "", str(err))]
     return [_step_value(note, printed, label, sides, relations, step) for step in steps]
+
+
+_NUMBER_SIDE = re.compile(r"\s*[-−]?\s*\d+(?:\.(\d+))?\s*\.?\s*\Z")
+
+
+def _printed_tolerance(side: str) -> float | None:
+    """Half a unit of the last printed digit when the right side is a printed number."""
+    m = _NUMBER_SIDE.match(side)
+    if m is None:
+        return None
+    return 0.5 * 10.0 ** -len(m.group(1) or "")
+
+
+def _exact(expr: Any) -> Any:
+    """Decimals as the exact values they print (0.1 is 1/10), for '=' steps."""
+    return expr.replace(lambda x: isinstance(x, sympy.Float),
+                        lambda x: sympy.Rational(str(x)))
 
 
 def _step_value(note: Note, printed: Any, label: str, sides: list[str], relations: list[str],
