@@ -56,14 +56,43 @@ def _radius(x: Any) -> Any:
     return x.delta / 2 if isinstance(x, iv.mpf) else 0
 
 
+_CACHE: dict[Any, dict[str, Any]] = {}
+_CACHE_SIZE = 512
+
+
+def _frozen(t: torch.Tensor) -> Any:
+    values = t.tolist()
+    return tuple(_freeze_list(values)) if isinstance(values, list) else values
+
+
+def _freeze_list(values: list[Any]) -> Any:
+    return [tuple(_freeze_list(v)) if isinstance(v, list) else v for v in values]
+
+
 def run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
                 mode: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Evaluate example ``name`` and return the requested outputs as engine values.
 
     ``extra`` holds non-numeric arguments passed through unchanged (the note
     text a quote matched, for examples that read a printed program or corpus).
+    Examples are pure functions of their inputs, so a run is computed once per
+    distinct (example, inputs, outputs, mode) in a process: many claims quote
+    different printed values of the same worked example.
     """
     extra = extra or {}
+    with mp.workdps(40):
+        key = (name, mode, outputs, tuple(sorted(extra.items())),
+               tuple(sorted((k, _frozen(_to_tensor(v, _mid)), _frozen(_to_tensor(v, _radius)))
+                            for k, v in inputs.items())))
+    if key not in _CACHE:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = _run_example(name, inputs, outputs, mode, extra)
+    return dict(_CACHE[key])
+
+
+def _run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
+                 mode: str, extra: dict[str, Any]) -> dict[str, Any]:
     examples = load_all()
     if name not in examples:
         close = difflib.get_close_matches(name, list(examples), n=1)
