@@ -256,7 +256,7 @@ def _dot_all(A: Nested, B: Nested) -> Any:
     return mp.fsum(x * y for x, y in zip(_flatten(A), _flatten(B), strict=True))
 
 
-def _softmax_row(row: Sequence, allowed: Sequence[bool] | None = None) -> list:
+def softmax_row_mp(row: Sequence, allowed: Sequence[bool] | None = None) -> list:
     ok = [True] * len(row) if allowed is None else list(allowed)
     m = max(s for s, o in zip(row, ok, strict=True) if o)
     e = [mp.exp(s - m) if o else mp.mpf(0) for s, o in zip(row, ok, strict=True)]
@@ -264,7 +264,7 @@ def _softmax_row(row: Sequence, allowed: Sequence[bool] | None = None) -> list:
     return [x / tot for x in e]
 
 
-def _logsumexp(row: Sequence) -> Any:
+def logsumexp_mp(row: Sequence) -> Any:
     m = max(row)
     return m + mp.log(mp.fsum(mp.exp(s - m) for s in row))
 
@@ -309,7 +309,7 @@ def attention_loss_mp(R_bar: Tensor, allowed: Tensor | None = None) -> Callable:
         rd = mp.sqrt(len(p["W_Q"][0]))
         S = [[s / rd for s in row] for row in _mm(Q, _T(K))]
         ok = _allowed_rows(allowed, len(S))
-        A = [_softmax_row(r, None if ok is None else ok[i]) for i, r in enumerate(S)]
+        A = [softmax_row_mp(r, None if ok is None else ok[i]) for i, r in enumerate(S)]
         R = _add(X, _mm(_mm(A, V), p["W_O"]))
         return _dot_all(R, Rb)
 
@@ -333,7 +333,7 @@ def softmax_rows_loss_mp(A_bar: Tensor, allowed: Tensor | None = None) -> Callab
 
     def fn(p: dict[str, Nested]) -> Any:
         ok = _allowed_rows(allowed, len(p["S"]))
-        A = [_softmax_row(r, None if ok is None else ok[i]) for i, r in enumerate(p["S"])]
+        A = [softmax_row_mp(r, None if ok is None else ok[i]) for i, r in enumerate(p["S"])]
         return _dot_all(A, Ab)
 
     return fn
@@ -438,7 +438,7 @@ def cross_entropy_loss_mp(target: int | Sequence[int]) -> Callable:
     def fn(p: dict[str, Nested]) -> Any:
         rows = p["logits"] if isinstance(p["logits"][0], list) else [p["logits"]]
         tg = [int(target)] if not isinstance(target, Sequence) else list(target)  # type: ignore[arg-type]
-        return mp.fsum(-r[y] + _logsumexp(r) for r, y in zip(rows, tg, strict=True))
+        return mp.fsum(-r[y] + logsumexp_mp(r) for r, y in zip(rows, tg, strict=True))
 
     return fn
 
@@ -465,7 +465,7 @@ def bigram_loss_mp(cur: Sequence[int], nxt: Sequence[int], with_bias: bool) -> C
         Z = _mm(X, p["U"])
         if with_bias:
             Z = [[z + c for z, c in zip(r, p["b"], strict=True)] for r in Z]
-        return mp.fsum(-r[y] + _logsumexp(r) for r, y in zip(Z, nxt, strict=True)) / len(cur)
+        return mp.fsum(-r[y] + logsumexp_mp(r) for r, y in zip(Z, nxt, strict=True)) / len(cur)
 
     return fn
 
@@ -498,9 +498,9 @@ def small_model_loss_mp(ids: Sequence[int], target: int) -> Callable:
         rd = mp.sqrt(len(p["W_Q"][0]))
         S = [[s / rd for s in row] for row in _mm(Q, _T(K))]
         ok = _allowed_rows(allowed, n)
-        A = [_softmax_row(r, ok[i]) for i, r in enumerate(S)]  # type: ignore[index]
+        A = [softmax_row_mp(r, ok[i]) for i, r in enumerate(S)]  # type: ignore[index]
         R = _add(X, _mm(_mm(A, V), p["W_O"]))
         ell = _mm([R[-1]], p["U"])[0]
-        return -ell[target] + _logsumexp(ell)
+        return -ell[target] + logsumexp_mp(ell)
 
     return fn

@@ -61,6 +61,8 @@ from typing import Any
 import mpmath
 from mpmath import iv, mp
 
+from verifiers.errors import ColumnError
+
 __all__ = [
     "CONSTANTS",
     "FUNCTIONS",
@@ -98,16 +100,8 @@ CONSTANTS = frozenset({"pi", "e"})
 # --------------------------------------------------------------------------- errors
 
 
-class ExprError(Exception):
+class ExprError(ColumnError):
     """A claim expression is malformed, fails to evaluate or hits a limit."""
-
-    def __init__(self, message: str, col: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.col = col
-
-    def __str__(self) -> str:
-        return self.message if self.col is None else f"{self.message} (column {self.col})"
 
 
 # --------------------------------------------------------------------------- AST

@@ -68,6 +68,8 @@ from typing import Any
 import sympy
 from sympy.printing.latex import LatexPrinter
 
+from verifiers.errors import ColumnError
+
 __all__ = [
     "FUNCTION_WORDS",
     "LatexError",
@@ -150,16 +152,8 @@ _KNOWN_CMDS = (
 _SPACING = ",;:! "
 
 
-class LatexError(Exception):
+class LatexError(ColumnError):
     """A formula is malformed, uses notation outside the grammar, or hits a limit."""
-
-    def __init__(self, message: str, col: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.col = col
-
-    def __str__(self) -> str:
-        return self.message if self.col is None else f"{self.message} (column {self.col})"
 
 
 # --------------------------------------------------------------------------- tokenizer

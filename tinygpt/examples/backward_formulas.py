@@ -115,19 +115,6 @@ def _dot(A: list, B: list) -> Any:
     return mp.fsum(x * y for ra, rb in zip(A, B, strict=True) for x, y in zip(ra, rb, strict=True))
 
 
-def _softmax_row(row: Sequence, ok: Sequence[bool] | None = None) -> list:
-    ok = [True] * len(row) if ok is None else list(ok)
-    m = max(s for s, o in zip(row, ok, strict=True) if o)
-    e = [mp.exp(s - m) if o else mp.mpf(0) for s, o in zip(row, ok, strict=True)]
-    tot = mp.fsum(e)
-    return [x / tot for x in e]
-
-
-def _lse(row: Sequence) -> Any:
-    m = max(row)
-    return m + mp.log(mp.fsum(mp.exp(s - m) for s in row))
-
-
 # --------------------------------------------------------------------------------------------
 # 15.2  softmax + cross-entropy: ∂L/∂ℓ_j = p_j − 1_{j=y}
 # --------------------------------------------------------------------------------------------
@@ -156,7 +143,7 @@ def _ce() -> dict[str, Any]:
             idx = (y,) if rows == 1 else (r, y)
             with mp.workdps(DPS):
                 row = gc.to_mp(logits if rows == 1 else logits[r])
-                p_y = _softmax_row(row)[y]
+                p_y = gc.softmax_row_mp(row)[y]
                 indicator.append(p_y - _mp_partial(fn_mp, inputs, "logits", idx))
     return {"indicator": _worst(indicator, 1.0)}
 
@@ -234,7 +221,8 @@ def _att_tail_mp(X: Any, W_O: Any, Rb: Any, ok: list[list[bool]] | None,
             rd = mp.sqrt(len(v["Q"][0]))
             v["S"] = [[s / rd for s in row] for row in _mm(v["Q"], _T(v["K"]))]
         if start in ("QKV", "S"):
-            v["A"] = [_softmax_row(r, None if ok is None else ok[i]) for i, r in enumerate(v["S"])]
+            v["A"] = [gc.softmax_row_mp(r, None if ok is None else ok[i])
+                      for i, r in enumerate(v["S"])]
         if start in ("QKV", "S", "A"):
             v["Z"] = _mm(v["A"], v["V"])
         R = [[x + y for x, y in zip(rx, rz, strict=True)]
@@ -510,7 +498,7 @@ def _bigram() -> dict[str, Any]:
         mpd["z"] = gc.central_differences(gc.cross_entropy_loss_mp(nxt),
                                           {"logits": x @ U})["logits"]
         mpd["x"] = gc.central_differences(
-            lambda q, Um=Um, y=nxt: (lambda z: -z[y] + _lse(z))(_mm([q["x"]], Um)[0]),
+            lambda q, Um=Um, y=nxt: (lambda z: -z[y] + gc.logsumexp_mp(z))(_mm([q["x"]], Um)[0]),
             {"x": x})["x"]
         auto["z"], auto["x"] = auto.pop("Z")[0], auto.pop("X")[0]
         note_g = {k: note[k] for k in ("z", "U", "x", "E")}
@@ -605,7 +593,8 @@ def _bigram_batch() -> dict[str, Any]:
         Bn = len(cur)
 
         def tail_z(q: dict[str, Any], nxt: tuple = nxt, Bn: int = Bn) -> Any:
-            return mp.fsum(-r[y] + _lse(r) for r, y in zip(q["Z"], nxt, strict=True)) / Bn
+            losses = (-r[y] + gc.logsumexp_mp(r) for r, y in zip(q["Z"], nxt, strict=True))
+            return mp.fsum(losses) / Bn
 
         Um = gc.to_mp(p["U"])
 
@@ -626,12 +615,12 @@ def _bigram_batch() -> dict[str, Any]:
         with mp.workdps(DPS):
             Zm = gc.to_mp(Zt)
             for b, y in enumerate(nxt):
-                p_by = _softmax_row(Zm[b])[y]
+                p_by = gc.softmax_row_mp(Zm[b])[y]
                 dz = _mp_partial(tail_z, {"Z": Zt}, "Z", (b, y))
                 # G[b, y] = (p − y)/B: what is subtracted at the target, times B
                 ones.append(p_by - Bn * dz)
                 # \bar L = (1/B) Σ L_b: the mean loss's derivative is 1/B times the sum's
-                one_pair = _mp_partial(lambda q, y=y: -q["z"][y] + _lse(q["z"]),
+                one_pair = _mp_partial(lambda q, y=y: -q["z"][y] + gc.logsumexp_mp(q["z"]),
                                        {"z": Zt[b]}, "z", (y,))
                 mean_coef.append(Bn * dz / one_pair)
     return {"minus_one": _worst(ones, 1.0), "mean_coef": _worst(mean_coef, 1.0)}
