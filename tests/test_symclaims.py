@@ -96,3 +96,22 @@ claims:
     status = {c["id"]: c["status"] for c in data["claims"]}
     assert status == {"e-approx": "verified", "e-wrong": "discrepancy", "exact": "verified",
                       "plain-sin": "unparsed"}, out
+
+
+def test_expectations_follow_the_stated_assumptions(tmp_path, capsys):
+    note = ("独立时：Var (X + Y) = E [(X + Y)^{2}] = E [X^{2}] + 2 E [X Y] + E [Y^{2}] = 2\n"
+            "错误：Var (X + Y) = Var (X) + Var (Y) + 1\n")
+    claims = """note: n.txt
+claims:
+  - id: var-sum
+    kind: symbolic
+    text: 独立时：⟪F⟫
+    assume: {independent: [X, Y], zero_mean: [X, Y], unit_variance: [X, Y]}
+  - id: var-wrong
+    kind: symbolic
+    text: 错误：⟪F⟫
+    assume: {independent: [X, Y], zero_mean: [X, Y], unit_variance: [X, Y]}
+"""
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    status = {c["id"]: c["status"] for c in data["claims"]}
+    assert status == {"var-sum": "verified", "var-wrong": "discrepancy"}, out

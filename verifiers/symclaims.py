@@ -16,12 +16,20 @@ import re
 from typing import Any
 
 import sympy
+from sympy.core.function import AppliedUndef
 
 from verifiers.holes import Match
 from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chain, split_chains
 from verifiers.notes import Note
 from verifiers.schema import Claim
-from verifiers.symbolic import Assumptions, StepVerdict, check_step
+from verifiers.symbolic import (
+    Assumptions,
+    StepVerdict,
+    check_step,
+    covariance,
+    expectation,
+    variance,
+)
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
@@ -111,6 +119,8 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
         return [_value(note, printed, label, " ".join(chain), UNPARSED, "", str(err))]
     exprs = [e.replace(lambda x: isinstance(x, sympy.Derivative), lambda x: x.doit())
              for e in exprs]
+    if assumptions(claim).random_variables:
+        exprs = [_moments(e, assumptions(claim)) for e in exprs]
     steps = []
     for k, relation in enumerate(relations):
         lhs, rhs = exprs[k], exprs[k + 1]
@@ -128,6 +138,33 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
 
 
 _NUMBER_SIDE = re.compile(r"\s*[-−]?\s*\d+(?:\.(\d+))?\s*\.?\s*\Z")
+
+
+_MOMENTS = {"E": expectation, "Var": variance}
+
+
+def _moments(expr: Any, assume: Assumptions) -> Any:
+    """E[·], Var(·), SD(·), Cov(·,·) of polynomials in the declared random variables.
+
+    Computed exactly from the assumptions (independence, zero mean, unit
+    variance); one that cannot be computed (dependence not declared) stays as
+    written, and the step is then undecided rather than passed.
+    """
+    def evaluate(node: Any) -> Any:
+        name = node.func.__name__
+        try:
+            if name in _MOMENTS and len(node.args) == 1:
+                return _MOMENTS[name](node.args[0], assume)
+            if name == "SD" and len(node.args) == 1:
+                return sympy.sqrt(variance(node.args[0], assume))
+            if name == "Cov" and len(node.args) == 2:
+                return covariance(node.args[0], node.args[1], assume)
+        except ValueError:
+            pass
+        return node
+
+    return expr.replace(lambda x: isinstance(x, AppliedUndef)
+                        and x.func.__name__ in ("E", "Var", "SD", "Cov"), evaluate)
 
 
 def _printed_tolerance(side: str) -> float | None:
