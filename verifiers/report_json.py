@@ -64,6 +64,9 @@ def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder, so a crash leaves the old file intact."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # a report is a normal file, not mkstemp's private 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
