@@ -115,3 +115,28 @@ claims:
     code, out, data = check(project(tmp_path, claims, note), capsys)
     status = {c["id"]: c["status"] for c in data["claims"]}
     assert status == {"var-sum": "verified", "var-wrong": "discrepancy"}, out
+
+
+def test_a_defined_function_and_its_derivative(tmp_path, capsys):
+    note = ("定义：L (w) = - w + \\ln (e^{w} + 1)\n"
+            "求导：\\frac{d L}{d w} = - 1 + \\frac{e^{w}}{e^{w} + 1}\n"
+            "错导：\\frac{d L}{d w} = 1 + \\frac{e^{w}}{e^{w} + 1}\n")
+    claims = """note: n.txt
+claims:
+  - id: deriv
+    kind: symbolic
+    text: |
+      定义：⟪L⟫
+      求导：⟪D⟫
+    define: {L: L}
+  - id: deriv-wrong
+    kind: symbolic
+    text: |
+      定义：⟪L⟫
+      求导：⟪D0⟫
+      错导：⟪D⟫
+    define: {L: L}
+"""
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    status = {c["id"]: c["status"] for c in data["claims"]}
+    assert status == {"deriv": "verified", "deriv-wrong": "discrepancy"}, out

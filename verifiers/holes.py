@@ -216,7 +216,9 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
             at = candidate.end() if opener is _LINE_START else candidate.start()
             result = _match_at(text, compiled, at, hi)
             if result is not None:
-                found.setdefault(at, result)
+                # Key by where the match really begins (a hole may skip leading blank lines).
+                begins = result[0][0][0] if isinstance(first, HoleRef) else at
+                found.setdefault(begins, result)
     if not found:
         hint = closest_line(text, quote, scopes)
         raise ResolveError("quoted text not found in the note", hint=hint)

@@ -43,26 +43,57 @@ def assumptions(claim: Claim) -> Assumptions:
     return Assumptions(**claim.assume)  # type: ignore[arg-type]
 
 
-def _parse(text: str) -> Any:
+def _parse(text: str, functions: tuple[str, ...] = ()) -> Any:
     try:
-        expr = parse_latex(text)
+        expr = parse_latex(text, functions=functions)
     except LatexError as err:
         raise _Unparsed(f"cannot read {text!r}: {err}") from None
-    if not round_trip_ok(text, expr):
+    if not round_trip_ok(text, expr, functions=functions):
         raise _Unparsed(f"{text!r} does not read back as written (parsed as {expr})")
     return expr
 
 
-def definitions(claim: Claim, match: Match) -> dict[Any, Any]:
-    """``define: {p: P}``: the formula hole P reads ``p = …``; p is replaced by the right side."""
-    subs: dict[Any, Any] = {}
+def function_names(claim: Claim, match: Match) -> tuple[str, ...]:
+    """Defined names the note writes as functions, ``L (w) = …``: read ``L (x)`` as a call."""
+    names = []
     for name, hole in claim.define.items():
-        chain = split_chain(match.formulas[hole].text)
-        lhs = _parse(chain[0])
-        if len(chain) < 3 or chain[1] != "=" or lhs != sympy.Symbol(name, real=True):
-            raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
-        subs[lhs] = _parse(chain[2])
-    return subs
+        head = split_chain(match.formulas[hole].text)[0].strip()
+        if re.fullmatch(re.escape(name) + r"\s*\(.*\)", head):
+            names.append(name)
+    return tuple(names)
+
+
+class Definitions:
+    """``define: {p: P, L: F}``: P reads ``p = …``; F reads ``L (w) = …`` (a function)."""
+
+    def __init__(self, claim: Claim, match: Match) -> None:
+        self.functions = function_names(claim, match)
+        self.symbols: dict[Any, Any] = {}
+        self.calls: dict[str, tuple[tuple[Any, ...], Any]] = {}
+        for name, hole in claim.define.items():
+            chain = split_chain(match.formulas[hole].text)
+            if len(chain) < 3 or chain[1] != "=":
+                raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
+            lhs, rhs = _parse(chain[0], self.functions), _parse(chain[2], self.functions)
+            if name in self.functions and isinstance(lhs, AppliedUndef) \
+                    and all(isinstance(a, sympy.Symbol) for a in lhs.args):
+                self.calls[name] = (lhs.args, rhs)
+                # The bare name stands for the function of its own variables (dL/dw).
+                self.symbols[sympy.Symbol(name, real=True)] = rhs
+            elif lhs == sympy.Symbol(name, real=True):
+                self.symbols[lhs] = rhs
+            else:
+                raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
+
+    def apply(self, expr: Any) -> Any:
+        """Replace defined symbols and calls, then take any derivative that became concrete."""
+        for name, (params, body) in self.calls.items():
+            expr = expr.replace(
+                lambda x, name=name: isinstance(x, AppliedUndef) and x.func.__name__ == name,
+                lambda x, params=params, body=body: body.subs(dict(zip(params, x.args,
+                                                                        strict=True))))
+        expr = expr.subs(self.symbols)
+        return expr.replace(lambda x: isinstance(x, sympy.Derivative), lambda x: x.doit())
 
 
 def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
@@ -90,8 +121,8 @@ def _pinned(claim: Claim, value: ValueVerdict) -> ValueVerdict:
 def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
     values: list[ValueVerdict] = []
     try:
-        subs = definitions(claim, match)
-    except (_Unparsed, LatexError) as err:
+        subs = Definitions(claim, match)
+    except (_Unparsed, LatexError, ValueError) as err:
         first = match.formulas[next(iter(claim.define.values()))]
         return [_value(note, first, "define", first.text, UNPARSED, "", str(err))]
     defined = set(claim.define.values())
@@ -111,14 +142,12 @@ def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
 
 
 def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list[str],
-                 subs: dict[Any, Any]) -> list[ValueVerdict]:
+                 subs: Definitions) -> list[ValueVerdict]:
     sides, relations = chain[0::2], chain[1::2]
     try:
-        exprs = [_parse(side).subs(subs) for side in sides]
+        exprs = [subs.apply(_parse(side, subs.functions)) for side in sides]
     except _Unparsed as err:
         return [_value(note, printed, label, " ".join(chain), UNPARSED, "", str(err))]
-    exprs = [e.replace(lambda x: isinstance(x, sympy.Derivative), lambda x: x.doit())
-             for e in exprs]
     if assumptions(claim).random_variables:
         exprs = [_moments(e, assumptions(claim)) for e in exprs]
     steps = []
