@@ -769,7 +769,7 @@ class _Evaluator:
         if count > MAX_ELEMENTS:
             raise ExprError(f"result too large: {count:,} elements (limit {MAX_ELEMENTS:,})")
 
-    def eval(self, node: Expr) -> Value:
+    def value_of(self, node: Expr) -> Value:
         handler = _HANDLERS.get(type(node))
         if handler is None:
             raise ExprError(f"not an expression node: {type(node).__name__}")
@@ -824,12 +824,12 @@ class _Evaluator:
         return x
 
     def neg(self, node: Neg) -> Value:
-        value = self.eval(node.operand)
+        value = self.value_of(node.operand)
         self.spend(_size(value))
         return _map(value, lambda x: -x)
 
     def binop(self, node: BinOp) -> Value:
-        left, right = self.eval(node.left), self.eval(node.right)
+        left, right = self.value_of(node.left), self.value_of(node.right)
         if node.op == "@":
             return self.matmul(left, right)
         method = _SCALAR_BINOPS.get(node.op)
@@ -875,7 +875,7 @@ class _Evaluator:
         return out
 
     def list_lit(self, node: ListLit) -> Value:
-        items = [self.eval(item) for item in node.items]
+        items = [self.value_of(item) for item in node.items]
         shapes = {_shape(v) for v in items}
         if not items or shapes == {()}:
             self.check_size(len(items))
@@ -891,13 +891,13 @@ class _Evaluator:
         if node.func not in FUNCTIONS:
             raise _unknown_function(node.func, node.col)
         _check_arity(node.func, len(node.args), node.col)
-        args = [self.eval(arg) for arg in node.args]
+        args = [self.value_of(arg) for arg in node.args]
         return _IMPLS[node.func](self, *args)
 
     # -- indexing -----------------------------------------------------------------
 
     def index(self, node: Index) -> Value:
-        target = self.eval(node.target)
+        target = self.value_of(node.target)
         shape = _shape(target)
         if len(node.items) > len(shape):
             raise ExprError(f"{len(node.items)} indices for a {_shape_text(shape)}")
@@ -917,14 +917,15 @@ class _Evaluator:
     def pick(self, item: Expr | Slice, n: int) -> int | slice:
         """An index normalised into 0..n-1, or a slice within 0..n; else an error."""
         if not isinstance(item, Slice):
-            i = self.integer(self.eval(item), "an index", item.col)
+            i = self.integer(self.value_of(item), "an index", item.col)
             j = i + n if i < 0 else i
             if not 0 <= j < n:
                 raise ExprError(f"index {i} out of range for length {n}", item.col)
             return j
         bound = "a slice bound"
-        start = 0 if item.start is None else self.integer(self.eval(item.start), bound, item.col)
-        stop = n if item.stop is None else self.integer(self.eval(item.stop), bound, item.col)
+        start = (0 if item.start is None
+                 else self.integer(self.value_of(item.start), bound, item.col))
+        stop = n if item.stop is None else self.integer(self.value_of(item.stop), bound, item.col)
         lo = start + n if start < 0 else start
         hi = stop + n if stop < 0 else stop
         if not 0 <= lo <= hi <= n:
@@ -1368,7 +1369,7 @@ def evaluate(expr: Expr, env: Mapping[str, Any], mode: str = "point") -> Value:
         raise ExprError(f"unknown evaluation mode {mode!r} (use 'point' or 'interval')")
     try:
         with _precision():
-            return _Evaluator(env, ops).eval(expr)
+            return _Evaluator(env, ops).value_of(expr)
     except ExprError:
         raise
     except RecursionError as exc:
