@@ -112,8 +112,11 @@ class ClaimItem(pytest.Item):
                 lead = len(text) - len(text.lstrip())
                 width = max(1, (x.end[1] - x.start[1]) if x.end[0] == x.start[0] else 1)
                 lines.append(f"        | {' ' * (x.start[1] - 1 - lead)}{'^' * width}")
-            lines.append(f"    {x.name}: {x.status}: printed {x.printed}, expected "
-                         f"{x.suggestion} (exact {x.expected})")
+            if x.suggestion is None:  # a derivation step: the message says what failed where
+                lines.append(f"    {x.status}: {x.message}")
+            else:
+                lines.append(f"    {x.name}: {x.status}: printed {x.printed}, expected "
+                             f"{x.suggestion} (exact {x.expected})")
             if x.root_cause and x.root_cause != v.id:
                 lines.append(f"    root cause: {x.root_cause}")
         return "\n".join(lines)
