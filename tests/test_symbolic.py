@@ -313,3 +313,18 @@ def test_temperature_limits() -> None:
     assert cut.status == "timeout" and cut.numeric == "agree"
     cut_wrong = limit_check(p1(z1, z2), t, 0, 0, timeout=0.0)
     assert cut_wrong.status == "failed" and cut_wrong.numeric == "differ"
+
+
+def test_numeric_evidence_is_time_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step whose numeric evaluation never ends is cut off, not a hung gate."""
+    import verifiers.symbolic as S
+
+    def forever(*args: object, **kwargs: object) -> object:
+        while True:
+            pass
+
+    monkeypatch.setattr(S, "_numeric", forever)
+    monkeypatch.setattr(S, "NUMERIC_SECONDS", 0.3)
+    x = sp.Symbol("x", real=True)
+    verdict = S.check_step(sp.sin(x) ** 2, 1 - sp.cos(x) ** 2, "≈", timeout=0.5)
+    assert verdict.status == "timeout" and not verdict.passed

@@ -57,9 +57,12 @@ This module takes SymPy objects and never strings (``sympify`` of a string calls
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
 import random
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -363,6 +366,32 @@ def _worker_main(conn: Any, fn: Callable[..., Iterator[Any]], args: tuple) -> No
             pass
     finally:
         conn.close()
+
+
+NUMERIC_SECONDS = 10.0  # a bound on the in-process numeric evidence of one step
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise TimeoutError in this (main) thread after ``seconds``; a no-op elsewhere.
+
+    SymPy's evalf can take unbounded time on a large formula; the gate must not hang.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal,
+                                                                                  "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _run_streaming(
@@ -787,7 +816,13 @@ def check_step(
                 tolerance = float(mpmath.mpf("1e-6") * base)
                 note = " (no printed precision known: relative 1e-6)"
         tol = mpmath.mpf(tolerance)
-    numeric, ndetail, point = _numeric(left, right, rel, a, tol)
+    try:
+        with _deadline(NUMERIC_SECONDS):
+            numeric, ndetail, point = _numeric(left, right, rel, a, tol)
+    except TimeoutError:
+        return _verdict(index, raw_l, raw_r, rel, TIMEOUT,
+                        f"numeric evidence cut off after {NUMERIC_SECONDS:g} s", t0,
+                        symbolic=symbolic, numeric="skipped")
     ndetail += note
     parts = [p for p in (how, ndetail) if p]
     detail = "; ".join(parts)
