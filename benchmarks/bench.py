@@ -41,7 +41,7 @@ def by_kind() -> None:
     sys.path.insert(0, str(ROOT))
     from verifiers.run import run
 
-    for kind in ("arithmetic", "model"):
+    for kind in ("arithmetic", "model", "symbolic"):
         start = time.perf_counter()
         result = run(ROOT / "notes", ROOT / "claims", lambda c, k=kind: c.kind == k)
         seconds = time.perf_counter() - start
