@@ -328,3 +328,15 @@ def test_numeric_evidence_is_time_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     x = sp.Symbol("x", real=True)
     verdict = S.check_step(sp.sin(x) ** 2, 1 - sp.cos(x) ** 2, "≈", timeout=0.5)
     assert verdict.status == "timeout" and not verdict.passed
+
+
+def test_kronecker_identities_are_sampled_at_integer_indices() -> None:
+    """At real points every δ is 0, so a false δ identity would pass; indices are integers."""
+    from verifiers.symbolic import check_step
+
+    i, j, k = sp.symbols("i j k", real=True)
+    false = check_step(sp.KroneckerDelta(i, k) * sp.KroneckerDelta(j, k), sp.Integer(0), "=",
+                       timeout=1.0)
+    assert false.status == "failed"
+    true = check_step(sp.KroneckerDelta(i, j) ** 2, sp.KroneckerDelta(i, j), "=", timeout=1.0)
+    assert true.passed

@@ -600,10 +600,24 @@ def _sample(sym: sympy.Symbol, rng: random.Random) -> sympy.Basic:
     return (6 * u - 3) + sympy.I * (6 * _rand01(rng) - 3)
 
 
+def _index_symbols(*exprs: sympy.Basic) -> frozenset[str]:
+    """Names used as indices of a Kronecker delta: they must be sampled as small integers,
+    or every δ is 0 at real points and a false identity passes."""
+    names: set[str] = set()
+    for expr in exprs:
+        for delta in expr.atoms(sympy.KroneckerDelta):
+            names |= {s.name for s in delta.free_symbols if isinstance(s, sympy.Symbol)}
+    return frozenset(names)
+
+
 def _points(
-    syms: Iterable[sympy.Basic], a: Assumptions, n: int, seed: int = SEED
+    syms: Iterable[sympy.Basic], a: Assumptions, n: int, seed: int = SEED,
+    indices: frozenset[str] = frozenset(),
 ) -> list[dict[sympy.Basic, sympy.Basic]]:
-    """``n`` deterministic sample points over ``syms`` that respect the assumptions."""
+    """``n`` deterministic sample points over ``syms`` that respect the assumptions.
+
+    Index names (``indices``) take values 1..3, so equal and unequal indices both occur.
+    """
     syms = sorted((s for s in syms if isinstance(s, sympy.Symbol)), key=lambda s: s.name)
     rng = random.Random(seed)
     probs = set(a.sum_to_one or ())
@@ -620,6 +634,8 @@ def _points(
                 point[s] = values[s.name]
             elif s.name in hots:
                 point[s] = sympy.Integer(int(hots.index(s.name) == k % len(hots)))
+            elif s.name in indices:
+                point[s] = sympy.Integer(rng.randint(1, 3))
             else:
                 point[s] = _sample(s, rng)
         points.append(point)
@@ -685,7 +701,7 @@ def _numeric(
 ) -> tuple[str, str, dict[str, str] | None]:
     """Sample both sides; ``("agree"|"differ"|"insufficient", detail, counterexample)``."""
     syms = lhs.free_symbols | rhs.free_symbols
-    points = _points(syms, a, n_points if syms else 1)
+    points = _points(syms, a, n_points if syms else 1, indices=_index_symbols(lhs, rhs))
     valid = 0
     for point in points:
         lv, rv = _value(lhs, point, DIGITS), _value(rhs, point, DIGITS)
