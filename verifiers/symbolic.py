@@ -66,6 +66,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -269,10 +270,22 @@ def _symbol(name: str, a: Assumptions, original: sympy.Symbol | None = None) -> 
 
 
 def _as_expr(value: Any, what: str) -> sympy.Basic:
-    # sympify of a str runs SymPy's parser, which evals: claims are data, so refuse.
-    if isinstance(value, str):
-        raise TypeError(f"{what}: pass a SymPy expression, not a string ({value!r})")
-    return sympy.sympify(value, strict=True)
+    """A SymPy object from a SymPy object or a Python number; never from text.
+
+    sympify of a str runs SymPy's parser, which evals: claims are data, so text
+    is refused and no parser is ever involved.
+    """
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool) or isinstance(value, str):
+        raise TypeError(f"{what}: pass a SymPy expression, not a string or bool ({value!r})")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, float):
+        return sympy.Float(value)
+    raise TypeError(f"{what}: pass a SymPy expression, not {type(value).__name__}")
 
 
 def apply_assumptions(expr: Any, assumptions: Assumptions = DEFAULT) -> sympy.Basic:
@@ -645,7 +658,7 @@ def _points(
 def _value(expr: sympy.Basic, point: Mapping, digits: int) -> mpmath.mpc | None:
     """``expr`` at ``point`` as an mpc with ``digits`` digits, or None when not finite."""
     try:
-        v = sympy.sympify(expr).evalf(n=digits, subs=dict(point))
+        v = _as_expr(expr, "expression").evalf(n=digits, subs=dict(point))
     except (ValueError, TypeError, ZeroDivisionError, ArithmeticError, RecursionError):
         return None
     if not v.is_number or v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
