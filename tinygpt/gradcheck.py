@@ -239,12 +239,12 @@ def max_abs_diff(a: Mapping[str, Tensor], b: Mapping[str, Tensor]) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _mm(A: Nested, B: Nested) -> Nested:
+def matmul_mp(A: Nested, B: Nested) -> Nested:
     Bt = list(zip(*B, strict=True))
     return [[mp.fsum(x * y for x, y in zip(row, col, strict=True)) for col in Bt] for row in A]
 
 
-def _T(A: Nested) -> Nested:
+def transpose_mp(A: Nested) -> Nested:
     return [list(c) for c in zip(*A, strict=True)]
 
 
@@ -305,12 +305,12 @@ def attention_loss_mp(R_bar: Tensor, allowed: Tensor | None = None) -> Callable:
 
     def fn(p: dict[str, Nested]) -> Any:
         X = p["X"]
-        Q, K, V = _mm(X, p["W_Q"]), _mm(X, p["W_K"]), _mm(X, p["W_V"])
+        Q, K, V = matmul_mp(X, p["W_Q"]), matmul_mp(X, p["W_K"]), matmul_mp(X, p["W_V"])
         rd = mp.sqrt(len(p["W_Q"][0]))
-        S = [[s / rd for s in row] for row in _mm(Q, _T(K))]
+        S = [[s / rd for s in row] for row in matmul_mp(Q, transpose_mp(K))]
         ok = _allowed_rows(allowed, len(S))
         A = [softmax_row_mp(r, None if ok is None else ok[i]) for i, r in enumerate(S)]
-        R = _add(X, _mm(_mm(A, V), p["W_O"]))
+        R = _add(X, matmul_mp(matmul_mp(A, V), p["W_O"]))
         return _dot_all(R, Rb)
 
     return fn
@@ -409,9 +409,9 @@ def ffn_loss_mp(Y_bar: Tensor, activation: str = "gelu") -> Callable:
     Yb = to_mp(Y_bar)
 
     def fn(p: dict[str, Nested]) -> Any:
-        B = [[x + c for x, c in zip(r, p["b1"], strict=True)] for r in _mm(p["X"], p["W1"])]
+        B = [[x + c for x, c in zip(r, p["b1"], strict=True)] for r in matmul_mp(p["X"], p["W1"])]
         C = [[_mp_act(activation, x) for x in r] for r in B]
-        Y = [[x + c for x, c in zip(r, p["b2"], strict=True)] for r in _mm(C, p["W2"])]
+        Y = [[x + c for x, c in zip(r, p["b2"], strict=True)] for r in matmul_mp(C, p["W2"])]
         return _dot_all(Y, Yb)
 
     return fn
@@ -462,7 +462,7 @@ def bigram_loss_mp(cur: Sequence[int], nxt: Sequence[int], with_bias: bool) -> C
     """mpmath twin of :func:`bigram_loss_torch`."""
     def fn(p: dict[str, Nested]) -> Any:
         X = [p["E"][i] for i in cur]
-        Z = _mm(X, p["U"])
+        Z = matmul_mp(X, p["U"])
         if with_bias:
             Z = [[z + c for z, c in zip(r, p["b"], strict=True)] for r in Z]
         return mp.fsum(-r[y] + logsumexp_mp(r) for r, y in zip(Z, nxt, strict=True)) / len(cur)
@@ -494,13 +494,13 @@ def small_model_loss_mp(ids: Sequence[int], target: int) -> Callable:
 
     def fn(p: dict[str, Nested]) -> Any:
         X = [p["E"][i] for i in ids]
-        Q, K, V = _mm(X, p["W_Q"]), _mm(X, p["W_K"]), _mm(X, p["W_V"])
+        Q, K, V = matmul_mp(X, p["W_Q"]), matmul_mp(X, p["W_K"]), matmul_mp(X, p["W_V"])
         rd = mp.sqrt(len(p["W_Q"][0]))
-        S = [[s / rd for s in row] for row in _mm(Q, _T(K))]
+        S = [[s / rd for s in row] for row in matmul_mp(Q, transpose_mp(K))]
         ok = _allowed_rows(allowed, n)
         A = [softmax_row_mp(r, ok[i]) for i, r in enumerate(S)]  # type: ignore[index]
-        R = _add(X, _mm(_mm(A, V), p["W_O"]))
-        ell = _mm([R[-1]], p["U"])[0]
+        R = _add(X, matmul_mp(matmul_mp(A, V), p["W_O"]))
+        ell = matmul_mp([R[-1]], p["U"])[0]
         return -ell[target] + logsumexp_mp(ell)
 
     return fn

@@ -38,6 +38,8 @@ from torch import Tensor
 from tinygpt import backward as bw
 from tinygpt import gradcheck as gc
 from tinygpt.examples import example
+from tinygpt.gradcheck import matmul_mp as _mm
+from tinygpt.gradcheck import transpose_mp as _T
 
 F64 = torch.float64
 DPS = 50
@@ -100,15 +102,6 @@ def _mp_partial(fn_mp: Callable[[dict[str, Any]], Any], inputs: dict[str, Any], 
             return x
 
         return (shifted(h) - shifted(-h)) / (2 * h)
-
-
-def _mm(A: list, B: list) -> list:
-    Bt = list(zip(*B, strict=True))
-    return [[mp.fsum(x * y for x, y in zip(r, c, strict=True)) for c in Bt] for r in A]
-
-
-def _T(A: list) -> list:
-    return [list(c) for c in zip(*A, strict=True)]
 
 
 def _dot(A: list, B: list) -> Any:
