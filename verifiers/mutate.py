@@ -14,7 +14,7 @@ from pathlib import Path
 
 from verifiers.engine import Engine
 from verifiers.notes import Note
-from verifiers.run import RunResult, load_claims, load_notes, run
+from verifiers.run import RunResult, load_claims, run
 from verifiers.schema import Claim
 
 _DIGIT = re.compile(r"[0-9]")
@@ -123,7 +123,7 @@ def survey(
     if sample is not None and sample < len(todo):
         step = len(todo) / sample
         todo = [todo[int(i * step)] for i in range(sample)]
-    notes = load_notes(notes_dir)
+    notes = result.notes  # read once, by run()
     claims, _ = load_claims(claims_dir, set(notes))
     read = read_inputs(claims)
     spans = {}
