@@ -7,6 +7,8 @@ copied verbatim from notes/*.txt (line numbers in the comments).
 
 from __future__ import annotations
 
+import functools
+import operator
 import time
 
 import pytest
@@ -30,12 +32,16 @@ def R(name: str) -> sympy.Symbol:  # noqa: N802 - reads like the Symbol it build
     return sympy.Symbol(name, real=True)
 
 
+def M(name: str) -> sympy.Symbol:  # noqa: N802 - a matrix, as matrices= declares it
+    return sympy.Symbol(name, commutative=False)
+
+
 def same(source: str, expected: object, **kw: object) -> None:
     """source parses to expected (after evaluation on both) and round-trips."""
     got = parse_latex(source, **kw)  # type: ignore[arg-type]
     assert canonical(got) == canonical(expected), (source, got, expected)
-    funcs = kw.get("functions", ())
-    assert round_trip_ok(source, got, kw.get("symbols"), functions=funcs), (  # type: ignore
+    rest = {key: kw[key] for key in ("functions", "matrices", "sets") if key in kw}
+    assert round_trip_ok(source, got, kw.get("symbols"), **rest), (  # type: ignore[arg-type]
         source, to_latex_text(got))
 
 

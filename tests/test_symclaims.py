@@ -140,3 +140,95 @@ claims:
     code, out, data = check(project(tmp_path, claims, note), capsys)
     status = {c["id"]: c["status"] for c in data["claims"]}
     assert status == {"deriv": "verified", "deriv-wrong": "discrepancy"}, out
+
+
+RESTATE_NOTE = ("省略号：\\sum_{i = 1}^{n} x_{i} = x_{1} + \\dots + x_{n}\n"
+                "可读：(a + b)^{2} = a^{2} + 2 a b + b^{2}\n")
+
+
+def restate_claims(restated: str, reason: str = "the reader does not read \\dots",
+                   hole_text: str = "省略号：⟪F⟫") -> str:
+    return f"""note: n.txt
+claims:
+  - id: r
+    kind: symbolic
+    text: {hole_text}
+    restate:
+      F: {{as: '{restated}', reason: '{reason}'}}
+"""
+
+
+def test_a_restatement_is_checked_and_counted(tmp_path, capsys):
+    claims = restate_claims("\\sum_{i = 1}^{3} x_{i} = x_{1} + x_{2} + x_{3}")
+    code, out, data = check(project(tmp_path, claims, RESTATE_NOTE), capsys)
+    value = data["claims"][0]["values"][0]
+    assert data["claims"][0]["status"] == "verified", out
+    assert value["restated"].startswith("\\sum_{i = 1}^{3}")
+    assert value["printed"].startswith("\\sum_{i = 1}^{3}")  # the step as restated
+    assert "restated: the reader does not read" in value["message"]
+    assert data["steps"]["restated"] == 1 and data["steps"]["read"] == 0
+
+
+def test_a_wrong_restatement_fails(tmp_path, capsys):
+    claims = restate_claims("\\sum_{i = 1}^{3} x_{i} = x_{1} + x_{2} - x_{3}")
+    code, out, data = check(project(tmp_path, claims, RESTATE_NOTE), capsys)
+    assert data["claims"][0]["status"] == "discrepancy" and code == 1
+
+
+def test_a_readable_formula_cannot_be_restated(tmp_path, capsys):
+    claims = restate_claims("a = a", hole_text="可读：⟪F⟫")
+    code, out, data = check(project(tmp_path, claims, RESTATE_NOTE), capsys)
+    assert data["claims"][0]["status"] == "error"
+    assert "reads as written" in data["claims"][0]["message"]
+
+
+def test_a_restatement_needs_a_reason(tmp_path, capsys):
+    claims = restate_claims("a = a", reason="")
+    code, out, data = check(project(tmp_path, claims, RESTATE_NOTE), capsys)
+    assert code == 1 and "a 'reason' is required" in out and "claims/" in out
+
+
+MATRIX_NOTE = """15.3 矩阵反传
+对于简化模块 $R = X + Z W_{O}, Z = A V$ ，给定 $\\bar{R}$ ：
+{\\bar{W}}_{O} = Z^{T} \\bar{R}, \\bar{Z} = \\bar{R} W_{O}^{T}, \\bar{A} = \\bar{Z} V^{T}, \
+\\bar{V} = A^{T} \\bar{Z} .
+错的：\\bar{V} = \\bar{Z} A^{T} .
+"""
+
+MATRIX_CLAIMS = """note: n.txt
+claims:
+  - id: block
+    kind: symbolic
+    text: |
+      对于简化模块 $⟪D⟫$ ，给定 $\\bar{R}$ ：
+      ⟪G⟫
+    define: {R: D, Z: D}
+    matrices: {X: [2, 3], W_O: [3, 3], A: [2, 2], V: [2, 3]}
+    upstream: R
+  - id: block-wrong
+    kind: symbolic
+    text: |
+      对于简化模块 $⟪D⟫$ ，给定 $\\bar{R}$ ：
+      ⟪G0⟫
+      错的：⟪G⟫
+    define: {R: D, Z: D}
+    matrices: {X: [2, 3], W_O: [3, 3], A: [2, 2], V: [2, 3]}
+    upstream: R
+"""
+
+
+def test_matrix_rules_on_an_instance(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, MATRIX_CLAIMS, MATRIX_NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert by_id["block"]["status"] == "verified", out
+    assert len(by_id["block"]["values"]) == 4
+    assert "X 2×3" in by_id["block"]["values"][0]["message"]
+    wrong = by_id["block-wrong"]
+    assert wrong["status"] == "discrepancy"
+    assert "product of a 2×3 and a 2×2" in wrong["message"] or "shapes" in wrong["message"]
+
+
+def test_matrix_sizes_are_validated(tmp_path, capsys):
+    claims = MATRIX_CLAIMS.replace("X: [2, 3], W_O", "X: [2, 30], W_O", 1)
+    code, out, data = check(project(tmp_path, claims, MATRIX_NOTE), capsys)
+    assert "[rows, columns], each 1 to 6" in out and code == 1

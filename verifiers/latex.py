@@ -18,6 +18,17 @@ Notation (the notes' own; see ``tests/test_latex.py`` for real lines):
 
 * numbers (``0.665``, integers); Unicode minus ``−``; ``+ - * / \\times \\cdot ·``;
   implicit multiplication (``2 x``, ``x y``, ``a (b + c)``, ``p_ip_j``).
+* Matrices: a name in ``matrices=`` (``X``, ``W_Q``, ``Ubar``, as read) is
+  ``Symbol(name, commutative=False)``, so ``X W_{Q}`` keeps its order (entries
+  ``Q_{i r}``/``(W_U)_{kj}`` stay commutative ``real`` scalars). Transpose ->
+  undefined ``transpose(M)``: ``M^{\\top}``, ``M^\\top``, ``M^{⊤}``,
+  ``M^{\\mathsf{T}}`` on any base (``e_{i}^{\\top} e_{j}``, ``q^{\\top} k``: the
+  caller decides what it means for a plain symbol); ``M^{T}``/``M^T`` only when the
+  base is non-commutative (a declared matrix, ``(X W)^{T}``), else it stays the power
+  ``K^{T}`` as before. A bare ``e^{\\top}`` is refused (``e`` is Euler's number
+  unless declared). Hadamard ``a \\odot b``/``a ⊙ b`` -> undefined
+  ``hadamard(a, b)``, at the precedence of ``*``, left-associative
+  (``a ⊙ b c`` is ``hadamard(a, b) c``, as ``a / b c`` is ``(a / b) c``).
 * A run of ASCII letters is a product of one-letter symbols, as in LaTeX
   (``2ndm`` is ``2 n d m``), unless it is a known word: a function name
   (``Var E Cov SD softmax mean diag LN Attention norm`` plus ``functions=``),
@@ -25,8 +36,10 @@ Notation (the notes' own; see ``tests/test_latex.py`` for real lines):
 * ``x_{1}`` -> ``Symbol('x_1')``, ``s_{i j}`` -> ``s_ij``, ``W_{Q}^{new}`` ->
   ``W_Q^new``; ``\\alpha`` and ``α`` are both ``alpha``; ``\\bar{x}``,
   ``\\hat{x}``, ``\\mathbf{y}`` -> ``xbar``, ``xhat``, ``ybold`` (SymPy prints
-  these names back as the same LaTeX). Inside ``\\sum_{r}``/``\\prod_{r}`` a
-  subscripted name whose subscript mentions the bound index is
+  these names back as the same LaTeX); the all-ones ``\\mathbf{1}``/``\\mathbf 1`` is
+  the name ``1bold`` (declare it in ``matrices=`` to use it as a vector). Inside
+  ``\\sum_{r}``/``\\prod_{r}`` a subscripted name whose subscript mentions the bound
+  index is
   ``Indexed(IndexedBase('s'), r)``, so the sum really runs over it.
   ``(W_U)_{kj}`` and ``{W_{U}}_{k,j}`` are ``Indexed(W_U, k, j)``.
 * ``\\frac``/``\\dfrac``/``\\tfrac`` (also ``\\frac12``), ``\\sqrt{x}``,
@@ -35,24 +48,32 @@ Notation (the notes' own; see ``tests/test_latex.py`` for real lines):
   ``\\sin``, ``\\cos``, ``\\tan``, taking a parenthesised argument or the next
   single factor (``\\ln 2 x`` is ``ln(2) x``).
 * ``\\sum_{i=1}^{n}``/``\\prod`` -> ``Sum``/``Product``; a sum with no bounds
-  (``\\sum_{r}``) runs from 1 to :data:`SUM_UPPER`. The body is the product
-  that follows (it stops at ``+``/``-``), as conventionally read.
+  (``\\sum_{r}``) runs from 1 to :data:`SUM_UPPER`; ``\\sum_{i \\in I}`` (also
+  ``J_{i}``) runs from 1 to undefined ``card(I)``, ``I`` a plain ``Symbol('I')``,
+  and ``|I|`` of a name in ``sets=`` is that same ``card(I)``. The body is the
+  product that follows (it stops at ``+``/``-``), as conventionally read. A
+  subscript of expressions in a bound index (``p_{i, t_{i + 1}}``) is
+  ``Indexed(p, i, Indexed(t, i + 1))``.
 * ``δ_{j k}``/``\\delta_{jk}`` and ``1_{j = y}`` -> ``KroneckerDelta``;
   ``‖g‖``/``\\lVert g\\rVert`` -> undefined ``norm(g)``; ``|x|`` -> ``Abs``.
 * ``\\frac{\\partial A}{\\partial x}``, ``\\frac{d L}{d w}``, ``\\frac{d}{dp} f``,
   ``\\partial A/\\partial x`` -> unevaluated ``Derivative``.
-* ``Var (X)``, ``E [X]``, ``\\operatorname{Cov}(X, Y)``, ``\\mathrm{softmax}(s)``
-  -> undefined functions (the symbolic checker interprets them).
+* ``Var (X)``, ``E [X]``, ``\\operatorname{Cov}(X, Y)``, ``\\mathrm{softmax}(s)``,
+  ``\\mathrm{diag}(p)`` -> undefined functions (the symbolic checker interprets
+  them); an entry of a call or product, ``\\mathrm{diag}(p)_{ij}``, ``(A^\\top)_{ij}``,
+  is a LatexError.
 * ``\\underset{..}{B}``/``\\overset``/``\\underbrace{B}_{..}``/``\\overbrace``
   keep ``B``; ``\\left``/``\\right``/``\\big``..., ``\\quad``, ``\\,``, ``\\ ``,
   ``\\;`` are dropped; ``\\{ \\}``, ``( [ {`` group; ``(a, b)`` is a ``Tuple``;
   a trailing sentence ``.``/``,`` is ignored; ``$``/``$$`` delimiters are stripped.
 
-Anything else -- other environments, ``\\dots``, text, an unknown command -- is
-a LatexError: a formula that does not parse is reported as ``unparsed``, never
-passed. Limits (LatexError): source <= 5,000 chars, nesting <= 40 levels, at
-most 2,000 tree nodes, number literals <= 40 digits, constant exponents
-<= 10,000 in magnitude (``2^{100000}`` would stall every later step).
+Anything else -- other environments, text, an unknown command -- is a LatexError:
+a formula that does not parse is reported as ``unparsed``, never passed. An
+ellipsis (``\\dots``, ``\\cdots``, ``\\ldots``, ``…``, ``...``) is one whose message
+asks the claim author to restate the formula with a reason. Limits (LatexError):
+source <= 5,000 chars, nesting <= 40 levels, at most 2,000 tree nodes, number
+literals <= 40 digits, constant exponents <= 10,000 in magnitude (``2^{100000}``
+would stall every later step).
 """
 
 from __future__ import annotations
@@ -131,14 +152,16 @@ _RELATION_CMDS = {
 }
 _RELATION_CHARS = {"=": "=", "<": "<", ">": ">", "≈": "\\approx", "≤": "\\le", "≥": "\\ge",
                    "≠": "\\ne", "→": "\\to"}
-_OP_CMDS = {"times": "*", "cdot": "*", "div": "/", "lVert": "‖", "rVert": "‖", "|": "‖",
-            "{": "(", "}": ")", "lbrace": "(", "rbrace": ")", "vert": "|", "lvert": "|",
-            "rvert": "|"}
-_OP_CHARS = {"−": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "‖": "‖"}
-_KNOWN_UNSUPPORTED = frozenset({
-    "dots", "cdots", "ldots", "vdots", "ddots", "in", "notin", "mathbb", "text", "mbox",
-    "top", "max", "min", "prime", "forall", "exists", "begin", "end", "mid", "circ", "odot",
-    "otimes", "oplus", "setminus", "cup", "cap", "subset", "lim", "int", "pm", "mp",
+_OP_CMDS = {"times": "*", "cdot": "*", "div": "/", "odot": "⊙", "lVert": "‖", "rVert": "‖",
+            "|": "‖", "{": "(", "}": ")", "lbrace": "(", "rbrace": ")", "vert": "|",
+            "lvert": "|", "rvert": "|"}
+_OP_CHARS = {"−": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "‖": "‖", "⊙": "⊙"}
+_ELLIPSES = frozenset({"dots", "cdots", "ldots", "vdots", "ddots"})
+_ELLIPSIS_CHARS = {"…": "…", "⋯": "⋯", "⋮": "⋮", "⋱": "⋱"}  # read as a 'cmd' token: an error
+_KNOWN_UNSUPPORTED = _ELLIPSES | frozenset({
+    "in", "notin", "mathbb", "text", "mbox", "top", "mathsf", "max", "min", "prime", "forall",
+    "exists", "begin", "end", "mid", "circ", "otimes", "oplus", "setminus", "cup", "cap",
+    "subset", "lim", "int", "pm", "mp",
 })
 _FUNC_CMDS = {"ln": "log", "log": "log", "exp": "exp", "sin": "sin", "cos": "cos", "tan": "tan"}
 _MODIFIERS = {"bar": "bar", "hat": "hat", "tilde": "tilde", "mathbf": "bold",
@@ -228,6 +251,13 @@ def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Tok
         elif ch in _OP_CHARS:
             toks.append(_Token("op", _OP_CHARS[ch], col))
             i += 1
+        elif ch == "⊤":  # U+22A4, the transpose mark written as a character
+            toks.append(_Token("cmd", "top", col))
+            i += 1
+        elif ch in _ELLIPSIS_CHARS or source.startswith("...", i):
+            text = "..." if ch == "." else ch
+            toks.append(_Token("cmd", text, col))
+            i += len(text)
         elif ch in "+-*/^_()[]{},.|&:'!":
             toks.append(_Token("op", ch, col))
             i += 1
@@ -335,13 +365,16 @@ class _Parser:
     """Pratt parser building SymPy with evaluate=False; depth counted, never left to Python."""
 
     def __init__(self, toks: list[_Token], symbols: Mapping[str, sympy.Symbol],
-                 functions: Collection[str]) -> None:
+                 functions: Collection[str], matrices: Collection[str] = (),
+                 sets: Collection[str] = ()) -> None:
         self.toks = toks
         self.pos = 0
         self.depth = 0
         self.nodes = 0
         self.symbols = symbols
         self.functions = functions
+        self.matrices = matrices
+        self.sets = sets
         self.bound: list[str] = []  # indices of the enclosing sums/products
         self.in_norm = 0
         self.in_abs = 0
@@ -398,6 +431,18 @@ class _Parser:
 
     def symbol(self, name: str) -> sympy.Symbol:
         sym = self.symbols.get(name)
+        if sym is not None:
+            return sym
+        if name in self.matrices:
+            return sympy.Symbol(name, commutative=False)
+        if name in self.sets:
+            return sympy.Symbol(name)
+        return sympy.Symbol(name, real=True)
+
+    def scalar_symbol(self, name: str) -> sympy.Symbol:
+        """The base of an entry ``M_{ij}``/``(M)_{ij}``: entries are scalars even when
+        ``M`` is a declared matrix (an IndexedBase inherits its label's assumptions)."""
+        sym = self.symbols.get(name)
         return sym if sym is not None else sympy.Symbol(name, real=True)
 
     # -- grammar ------------------------------------------------------------------
@@ -437,6 +482,13 @@ class _Parser:
                 den = self.unary()
                 left = self.product(factors, tok)
                 factors = [self.divide(left, den, tok)]
+            elif _is_op(tok, "⊙"):  # Hadamard: same precedence as '*', left-associative
+                self.advance()
+                right = self.unary()
+                left = self.product(factors, tok)
+                if isinstance(left, sympy.Tuple) or isinstance(right, sympy.Tuple):
+                    raise LatexError("arithmetic on a tuple (a, b, ...)", tok.col)
+                factors = [self.node(sympy.Function("hadamard")(left, right))]
             elif self.starts_operand(tok):
                 factors.append(self.unary())
             else:
@@ -475,7 +527,7 @@ class _Parser:
         if tok.kind in ("num", "name"):
             return True
         if tok.kind == "cmd":
-            return tok.text not in _KNOWN_UNSUPPORTED or tok.text in ("dots", "cdots", "ldots")
+            return tok.text not in _KNOWN_UNSUPPORTED or tok.text in _ELLIPSES
         if tok.kind == "op":
             if tok.text in ("(", "[", "{"):
                 return True
@@ -497,22 +549,59 @@ class _Parser:
         return self.power()
 
     def power(self) -> sympy.Basic:
-        """power := atom ('^' exponent)?   (e^{..} is exp)"""
+        """power := atom ('^' exponent | '^' transpose-mark)?   (e^{..} is exp)"""
         tok = self.peek()
         if (tok.kind == "name" and tok.text == "e" and not tok.word and "e" not in self.symbols
-                and _is_op(self.peek(1), "^")):
+                and "e" not in self.matrices and _is_op(self.peek(1), "^")
+                and not (self.transpose_mark(2) or (0, False))[1]):
             self.advance()
             self.advance()
             return self.node(self.build(sympy.exp, self.script_arg(), col=tok.col))
         base = self.atom()
         if self.at_op("^"):
             hat = self.advance()
-            exponent = self.script_arg()
-            self.check_exponent(exponent, hat)
-            base = self.node(self.build(sympy.Pow, base, exponent, col=hat.col))
+            mark = self.transpose_mark(0)
+            if mark is not None and (mark[1] or base.is_commutative is False
+                                     or isinstance(base, sympy.Tuple)):  # (1, 0)^{T}
+                if base == sympy.E:
+                    raise LatexError("e^{\\top}: a bare e is Euler's number; declare the "
+                                     "vector e in matrices=", hat.col)
+                self.pos += mark[0]
+                base = self.node(sympy.Function("transpose")(base))
+            else:
+                exponent = self.script_arg()
+                self.check_exponent(exponent, hat)
+                base = self.node(self.build(sympy.Pow, base, exponent, col=hat.col))
             if self.at_op("^"):
                 raise LatexError("double superscript", self.peek().col)
         return base
+
+    def transpose_mark(self, k: int) -> tuple[int, bool] | None:
+        """At peek(k), after a '^': a transpose mark as (its token count, unambiguous?).
+
+        ``\\top``, ``⊤`` and ``\\mathsf{T}`` always mean transpose; a plain ``T`` only
+        on a matrix (a non-commutative base) or a tuple (``W_{Q} = (1, 0)^{T}``), else
+        it stays the exponent ``T``.
+        """
+        t0 = self.peek(k)
+        braced = _is_op(t0, "{")
+        i = k + 1 if braced else k
+        t = self.peek(i)
+        if t.kind == "cmd" and t.text == "top":
+            size, sure = 1, True
+        elif t.kind == "name" and t.text == "T" and not t.word:
+            size, sure = 1, False
+        elif (t.kind == "cmd" and t.text == "mathsf" and _is_op(self.peek(i + 1), "{")
+              and self.peek(i + 2).kind == "name" and self.peek(i + 2).text == "T"
+              and not self.peek(i + 2).word and _is_op(self.peek(i + 3), "}")):
+            size, sure = 4, True
+        else:
+            return None
+        if braced:
+            if not _is_op(self.peek(i + size), "}"):
+                return None
+            size += 2
+        return size, sure
 
     def check_exponent(self, exponent: sympy.Basic, tok: _Token) -> None:
         """A constant exponent beyond MAX_EVAL_EXPONENT is refused: SymPy would try to
@@ -604,7 +693,8 @@ class _Parser:
         if isinstance(value, sympy.Symbol) and "_" not in value.name:
             return self.finish_name(value.name, text, items, tok)
         if isinstance(value, sympy.Symbol) and items is not None:
-            return self.node(sympy.Indexed(sympy.IndexedBase(value), *items))
+            base = self.scalar_symbol(value.name)
+            return self.node(sympy.Indexed(sympy.IndexedBase(base), *items))
         raise LatexError("a subscript on something that is not a name", tok.col)
 
     def delimited(self, mark: str, kind: str) -> sympy.Basic:
@@ -621,6 +711,8 @@ class _Parser:
         self.expect_op(mark)
         if kind == "norm":
             return self.node(sympy.Function("norm")(inner))
+        if isinstance(inner, sympy.Symbol) and inner.name in self.sets:
+            return self.node(sympy.Function("card")(inner))  # |I| of a declared set
         return self.node(self.build(sympy.Abs, inner, col=tok.col))
 
     def indicator(self) -> sympy.Basic:
@@ -684,14 +776,15 @@ class _Parser:
             return self.symbols[full]
         bound = set(self.bound)
         if (items is not None and not label and bound
-                and any(isinstance(x, sympy.Symbol) and x.name in bound for x in items)):
-            return self.node(sympy.Indexed(sympy.IndexedBase(self.symbol(base)), *items))
+                and any(s.name in bound for x in items for s in x.free_symbols
+                        if isinstance(s, sympy.Symbol))):
+            return self.node(sympy.Indexed(sympy.IndexedBase(self.scalar_symbol(base)), *items))
         return self.node(self.symbol(full))
 
     def name_value(self, name: str, tok: _Token) -> sympy.Basic:
         if name in self.symbols:
             return self.symbols[name]
-        if name == "e" and not tok.word:
+        if name == "e" and not tok.word and name not in self.matrices and name not in self.sets:
             return sympy.E
         return self.node(self.symbol(name))
 
@@ -727,15 +820,28 @@ class _Parser:
                 parts.append(t.text)
                 if t.text != ",":
                     items = None
+            elif t.kind == "cmd" and (t.text in _ELLIPSES or t.text in _ELLIPSIS_CHARS
+                                      or t.text == "..."):
+                self.pos = i
+                self.command()  # raises the ellipsis error
             else:
                 raise LatexError(f"unsupported in a subscript: {t.text!r}", t.col)
             i += 1
-        self.pos = end + 1
         text = "".join(p for p in parts if p not in "{}")
         if not text:
             raise LatexError("empty subscript", tok.col)
         if items is not None and text.count(",") and text.count(",") != len(items) - 1:
             items = None
+        if items is None and any(t.kind == "name" and t.text in self.bound
+                                 for t in self.toks[self.pos:end]):
+            # p_{i, t_{i + 1}} under \sum_{i}: the entries are expressions of the index
+            self.advance()
+            items = [self.expr()]
+            while self.at_op(","):
+                self.advance()
+                items.append(self.expr())
+            self.expect_op("}")
+        self.pos = end + 1
         return text.replace("_", ""), items
 
     # -- functions ----------------------------------------------------------------------
@@ -798,8 +904,12 @@ class _Parser:
             return self.name_tail("nabla", tok)
         if name == "delta":
             return self.name_tail("delta", tok)
-        if name in ("dots", "cdots", "ldots", "vdots", "ddots"):
-            raise LatexError(f"an ellipsis \\{name} cannot be read as a formula", tok.col)
+        if name in _ELLIPSES or name in _ELLIPSIS_CHARS or name == "...":
+            shown = f"\\{name}" if name in _ELLIPSES else name
+            raise LatexError(f"ellipsis '{shown}' is not read: restate the formula with a reason",
+                             tok.col)
+        if name in ("top", "mathsf"):
+            raise LatexError(f"\\{name} is read only as a transpose mark, M^{{\\top}}", tok.col)
         raise LatexError(f"unsupported LaTeX command \\{name}", tok.col)
 
     def required_group(self) -> sympy.Basic:
@@ -934,13 +1044,15 @@ class _Parser:
         if not self.at_op("_"):
             raise LatexError(f"\\{name} needs a subscript naming its index", tok.col)
         self.advance()
-        index, lower = self.sum_index()
-        upper: sympy.Basic = SUM_UPPER
-        if self.at_op("^"):
+        index, lower, upper = self.sum_index()
+        if upper is not None:
+            if self.at_op("^"):
+                raise LatexError(f"\\{name}_{{i \\in I}} takes no upper bound", tok.col)
+        elif self.at_op("^"):
             self.advance()
             upper = self.script_arg()
         elif lower is None:
-            lower = sympy.Integer(1)
+            lower, upper = sympy.Integer(1), SUM_UPPER
         else:
             raise LatexError(f"\\{name} with a lower bound needs an upper bound", tok.col)
         if lower is None:
@@ -960,24 +1072,50 @@ class _Parser:
         except Exception as exc:
             raise LatexError(f"cannot build \\{name}: {exc}", tok.col) from exc
 
-    def sum_index(self) -> tuple[sympy.Symbol, sympy.Basic | None]:
+    def sum_index(self) -> tuple[sympy.Symbol, sympy.Basic | None, sympy.Basic | None]:
+        """(index, lower, upper) of ``_i``, ``_{i}``, ``_{i = a}`` or ``_{i \\in I}``."""
         tok = self.peek()
         if tok.kind == "name":
             self.advance()
-            return self.symbol(tok.text), None
+            return self.symbol(tok.text), None, None
         self.expect_op("{")
         var_tok = self.advance()
         if var_tok.kind != "name":
             raise self.unexpected(var_tok, "expected the summation index")
         index = self.symbol(var_tok.text)
-        lower = None
+        lower = upper = None
         if self.peek().kind == "rel" and self.peek().text == "=":
             self.advance()
             lower = self.expr()
+        elif self.peek().kind == "cmd" and self.peek().text == "in":
+            self.advance()
+            lower, upper = sympy.Integer(1), self.node(sympy.Function("card")(self.set_name()))
         if not self.at_op("}"):
-            raise self.unexpected(self.peek(), "only \\sum_{i} or \\sum_{i=a}^{b} are read")
+            raise self.unexpected(self.peek(), "only \\sum_{i}, \\sum_{i=a}^{b} or "
+                                  "\\sum_{i \\in I} are read")
         self.advance()
-        return index, lower
+        return index, lower, upper
+
+    def set_name(self) -> sympy.Basic:
+        """The ``I`` of ``\\sum_{i \\in I}``: a name, maybe subscripted (``J_{i}``).
+
+        A set is a plain ``Symbol(name)`` (no ``real``), the same as a name declared
+        in ``sets=``, so ``|I|`` there and the range of the sum are one ``card(I)``.
+        """
+        tok = self.advance()
+        if tok.kind != "name":
+            raise self.unexpected(tok, "expected the name of a set after \\in")
+        name = tok.text
+        if self.at_op("_"):
+            self.advance()
+            text, items = self.subscript()
+            bound = set(self.bound)
+            if items is not None and any(s.name in bound for x in items
+                                         for s in x.free_symbols if isinstance(s, sympy.Symbol)):
+                return self.node(sympy.Indexed(sympy.IndexedBase(sympy.Symbol(name)), *items))
+            name = f"{name}_{text}"
+        sym = self.symbols.get(name)
+        return sym if sym is not None else self.node(sympy.Symbol(name))
 
 
 # --------------------------------------------------------------------------- public API
@@ -989,13 +1127,18 @@ def _words(symbols: Mapping[str, Any], functions: Collection[str]) -> frozenset[
 
 
 def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, *,
-                functions: Collection[str] = ()) -> sympy.Expr:
+                functions: Collection[str] = (), matrices: Collection[str] = (),
+                sets: Collection[str] = ()) -> sympy.Expr:
     """Parse one formula (no relation at top level) into an unevaluated SymPy tree.
 
     ``symbols`` maps names (``'x_1'``, ``'alpha'``, ``'W_Q'``) to the Symbol to use,
     e.g. one declared positive; others are ``Symbol(name, real=True)``.
     ``functions`` adds names read as function applications before ``(``/``[``
-    (``L`` in ``L (w)``) to :data:`FUNCTION_WORDS`. Only LatexError escapes.
+    (``L`` in ``L (w)``) to :data:`FUNCTION_WORDS`. ``matrices`` names (as the reader
+    names them: ``'X'``, ``'W_Q'``, ``'Ubar'``) are ``Symbol(name, commutative=False)``,
+    so products keep their order and ``^{T}`` on them is a transpose. ``sets`` names
+    are plain ``Symbol(name)`` and ``|I|`` of one is ``card(I)``. A name in ``symbols``
+    keeps the Symbol given there. Only LatexError escapes.
     """
     if not isinstance(source, str):
         raise LatexError("formula must be a string")
@@ -1004,11 +1147,12 @@ def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, 
     syms = dict(symbols or {})
     funcs = frozenset(FUNCTION_WORDS | set(functions))
     text, offset = _strip_delimiters(source)
-    toks = _tokenize(text, _words(syms, funcs), offset)
+    names = {**syms, **dict.fromkeys(matrices), **dict.fromkeys(sets)}
+    toks = _tokenize(text, _words(names, funcs), offset)
     if toks[0].kind == "end":
         raise LatexError("empty formula", 1)
     try:
-        return _Parser(toks, syms, funcs).parse()
+        return _Parser(toks, syms, funcs, frozenset(matrices), frozenset(sets)).parse()
     except LatexError:
         raise
     except RecursionError as exc:
@@ -1182,9 +1326,11 @@ class _Printer(LatexPrinter):
 
     def _big(self, expr: Any, op: str) -> str:
         out = ""
-        for var, lo, hi in expr.limits:
+        for var, lo, hi in reversed(expr.limits):  # SymPy lists the innermost first
             if lo == 1 and hi == SUM_UPPER:
                 out += f"{op}_{{{self._print(var)}}} "
+            elif lo == 1 and _is_card(hi):
+                out += f"{op}_{{{self._print(var)} \\in {self._set_name(hi.args[0])}}} "
             else:
                 out += f"{op}_{{{self._print(var)}={self._print(lo)}}}^{{{self._print(hi)}}} "
         body = expr.function
@@ -1192,6 +1338,12 @@ class _Printer(LatexPrinter):
         if isinstance(body, sympy.Add):
             text = f"\\left({text}\\right)"
         return out + text
+
+    def _set_name(self, value: Any) -> str:
+        if isinstance(value, sympy.Indexed):  # J_{i}, as set_name() reads it
+            indices = ",".join(self._print(x) for x in value.indices)
+            return f"{self._print(value.base.label)}_{{{indices}}}"
+        return self._print(value)
 
     def _print_Derivative(self, expr: sympy.Derivative) -> str:  # noqa: N802
         if len(expr.variable_count) != 1 or expr.variable_count[0][1] != 1:
@@ -1206,6 +1358,25 @@ class _Printer(LatexPrinter):
         if isinstance(expr, sympy.core.function.AppliedUndef):
             args = ", ".join(self._print(a) for a in expr.args)
             name = expr.func.__name__
+            if name == "transpose" and len(expr.args) == 1:
+                # always \top: a plain T on a commutative base would read back as a power
+                arg = expr.args[0]
+                text = (f"{{{args}}}^{{\\top}}" if isinstance(arg, sympy.Symbol)
+                        else f"\\left({args}\\right)^{{\\top}}")
+                return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
+            if name == "hadamard" and len(expr.args) == 2:
+                left, right = expr.args
+                lt, rt = self._print(left), self._print(right)
+                if isinstance(left, sympy.Add | sympy.Sum | sympy.Product):
+                    lt = f"\\left({lt}\\right)"
+                if not (isinstance(right, sympy.Symbol | sympy.Indexed | sympy.Function)
+                        or (right.is_Number and not right.could_extract_minus_sign())):
+                    rt = f"\\left({rt}\\right)"
+                text = f"{lt} \\odot {rt}"
+                return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
+            if _is_card(expr):
+                text = f"\\left|{args}\\right|"
+                return text if exp is None else f"{text}^{{{exp}}}"
             if name == "norm" and len(expr.args) == 1:
                 text = f"\\left\\lVert {args} \\right\\rVert"
             else:
@@ -1226,7 +1397,8 @@ class _Printer(LatexPrinter):
         return self._mul_body(args)
 
     def _factor(self, text: str, args: list[Any]) -> str:
-        if len(args) == 1 and isinstance(args[0], sympy.Add | sympy.Sum | sympy.Product):
+        if len(args) == 1 and (isinstance(args[0], sympy.Add | sympy.Sum | sympy.Product)
+                               or _is_hadamard(args[0])):
             return f"\\left({text}\\right)"
         return text
 
@@ -1239,7 +1411,8 @@ class _Printer(LatexPrinter):
             last = k == len(args) - 1
             if (isinstance(arg, sympy.Add) or (isinstance(arg, sympy.Sum | sympy.Product)
                                                and not last)
-                    or (k > 0 and (arg.could_extract_minus_sign() or _is_reciprocal(arg)))):
+                    or (k > 0 and (arg.could_extract_minus_sign() or _is_reciprocal(arg)
+                                   or _is_hadamard(arg)))):
                 text = f"\\left({text}\\right)"
             parts.append(text)
         return " \\cdot ".join(parts)
@@ -1268,6 +1441,16 @@ def _is_reciprocal(value: Any) -> bool:
     return isinstance(value, sympy.Pow) and value.args[1] == sympy.Integer(-1)
 
 
+def _is_hadamard(value: Any) -> bool:
+    return (isinstance(value, sympy.core.function.AppliedUndef)
+            and value.func.__name__ == "hadamard")
+
+
+def _is_card(value: Any) -> bool:
+    return (isinstance(value, sympy.core.function.AppliedUndef)
+            and value.func.__name__ == "card" and len(value.args) == 1)
+
+
 def to_latex_text(expr: Any) -> str:
     """Print a parsed formula back as LaTeX that :func:`parse_latex` reads again."""
     return _Printer().doprint(expr)
@@ -1293,7 +1476,8 @@ def canonical(expr: Any) -> Any:
         return expr.func(*args, evaluate=False)
 
 
-def atoms_multiset(source: str, *, functions: Collection[str] = ()) -> Counter[str]:
+def atoms_multiset(source: str, *, functions: Collection[str] = (),
+                   matrices: Collection[str] = ()) -> Counter[str]:
     """The numerals (by value) and names a formula mentions, read from its tokens alone.
 
     Independent of the parser's tree on purpose: comparing this for the source
@@ -1337,6 +1521,8 @@ def atoms_multiset(source: str, *, functions: Collection[str] = ()) -> Counter[s
                     counts[word] += 1
             elif tok.text in ("nabla", "pi", "infty"):
                 counts[tok.text] += 1
+            elif tok.text == "top":  # M^{\\top}, M^{T}, M^{\\mathsf{T}}: one T each
+                counts["T"] += 1
             continue
         if tok.kind == "name":
             modified = any(t.kind == "cmd" and t.text in _MODIFIERS
@@ -1344,7 +1530,8 @@ def atoms_multiset(source: str, *, functions: Collection[str] = ()) -> Counter[s
             if tok.text in funcs and not modified and (
                     _is_op(nxt, "(") or _is_op(nxt, "[") or _is_op(nxt, "{") or tok.word):
                 continue
-            if tok.text == "e" and not tok.word and _is_op(nxt, "^"):
+            if (tok.text == "e" and not tok.word and _is_op(nxt, "^") and "e" not in matrices
+                    and not _sure_transpose(toks, i + 2)):
                 continue
             if tok.text == "delta" and _is_op(nxt, "_"):
                 continue
@@ -1357,6 +1544,13 @@ def atoms_multiset(source: str, *, functions: Collection[str] = ()) -> Counter[s
                 continue  # 1_{j=y} is a delta; 1/V prints as \frac{1}{V}
             counts[_numeral(tok.text)] += 1
     return counts
+
+
+def _sure_transpose(toks: list[_Token], i: int) -> bool:
+    """Is toks[i] (after a '^') ``\\top``/``⊤``/``\\mathsf``, braced or not?"""
+    if i < len(toks) and _is_op(toks[i], "{"):
+        i += 1
+    return i < len(toks) and toks[i].kind == "cmd" and toks[i].text in ("top", "mathsf")
 
 
 def _digit_split(toks: list[_Token]) -> list[_Token]:
@@ -1427,7 +1621,8 @@ def _time_boxed(fn: Callable[[], Any], seconds: float) -> Any:
 
 
 def round_trip_ok(source: str, expr: Any, symbols: Mapping[str, sympy.Symbol] | None = None,
-                  *, functions: Collection[str] = ()) -> bool:
+                  *, functions: Collection[str] = (), matrices: Collection[str] = (),
+                  sets: Collection[str] = ()) -> bool:
     """Does ``expr`` say what ``source`` says?
 
     Two checks, both needed: the printout of ``expr`` parses back to an equal
@@ -1437,11 +1632,11 @@ def round_trip_ok(source: str, expr: Any, symbols: Mapping[str, sympy.Symbol] | 
     """
     try:
         text = to_latex_text(expr)
-        again = parse_latex(text, symbols, functions=functions)
+        again = parse_latex(text, symbols, functions=functions, matrices=matrices, sets=sets)
         if not _equal(expr, again):
             return False
-        return atoms_multiset(source, functions=functions) == atoms_multiset(
-            text, functions=functions)
+        return atoms_multiset(source, functions=functions, matrices=matrices) == atoms_multiset(
+            text, functions=functions, matrices=matrices)
     except LatexError:
         return False
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.run import RunResult
-from verifiers.verdicts import Position, Verdict, summary
+from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, summary
 
 VERSION = 1
 
@@ -40,6 +40,7 @@ def claim_json(v: Verdict) -> dict[str, Any]:
                 "status": x.status,
                 "root_cause": x.root_cause,
                 "message": x.message,
+                "restated": x.restated,
                 "start": _pos(x.start),
                 "end": _pos(x.end),
             }
@@ -48,10 +49,27 @@ def claim_json(v: Verdict) -> dict[str, Any]:
     }
 
 
+def step_counts(verdicts: list[Verdict]) -> dict[str, int]:
+    """Symbolic steps: how many were read from the note or restated, and how each ended."""
+    steps = [x for v in verdicts if v.kind == "symbolic" for x in v.values]
+    return {
+        "total": len(steps),
+        "read": sum(x.restated is None for x in steps),
+        "restated": sum(x.restated is not None for x in steps),
+        "proved": sum(x.expected == "proved" and x.status in PASSING for x in steps),
+        "numeric_evidence": sum(x.expected == "numeric evidence" and x.status in PASSING
+                                for x in steps),
+        "unparsed": sum(x.status == UNPARSED for x in steps),
+        "known": sum(x.status == KNOWN for x in steps),
+        "failed": sum(x.status not in PASSING and x.status != UNPARSED for x in steps),
+    }
+
+
 def report(result: RunResult) -> dict[str, Any]:
     return {
         "version": VERSION,
         "summary": summary(result.verdicts),
+        "steps": step_counts(result.verdicts),
         "claims": [claim_json(v) for v in result.verdicts],
     }
 

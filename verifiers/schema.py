@@ -20,15 +20,18 @@ from verifiers.yamlload import Node, YamlError, load
 FILE_KEYS = ("note", "section", "claims")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
-    "assume", "define", "timeout",
+    "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
+    "params",
 )
+RESTATE_KEYS = ("as", "reason")
+SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate")
 ASSUME_KEYS = ("real", "positive", "nonzero", "integer", "sum_to_one", "one_hot", "independent",
                "zero_mean", "unit_variance")
 RUN_KEYS = ("example", "inputs", "outputs", "text")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
-KINDS = ("arithmetic", "model", "symbolic")
+KINDS = ("arithmetic", "model", "symbolic", "property")
 CONSTANTS = frozenset({"pi", "e"})
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -144,6 +147,10 @@ class Claim:
     assume: dict[str, object] = field(default_factory=dict)  # symbolic: what the note assumes
     define: dict[str, str] = field(default_factory=dict)  # symbol -> formula hole "sym = ..."
     timeout: float = 3.0  # symbolic: seconds per step for SymPy
+    functions: tuple[str, ...] = ()  # symbolic: names read as functions, σ (B)
+    matrices: dict[str, tuple[int, int]] = field(default_factory=dict)  # symbolic: instance sizes
+    upstream: str | None = None  # symbolic: the matrix whose loss gradient is given (R̄)
+    restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
     problems: list[LoadProblem] = field(default_factory=list)
 
     @property
@@ -157,6 +164,15 @@ class Claim:
     @property
     def inputs(self) -> list[str]:
         return [n for n in self.hole_names if n not in self.check]
+
+
+@dataclass(frozen=True)
+class Restatement:
+    """A formula the reader cannot read, restated in the subset it reads, with the reason why."""
+
+    text: str
+    reason: str
+    line: int
 
 
 @dataclass
@@ -405,10 +421,13 @@ class _FileValidator:
         define = node.value.get("define")
         timeout = node.value.get("timeout")
         if claim.kind != "symbolic":
-            for key, value in (("assume", assume), ("define", define), ("timeout", timeout)):
+            for key in SYMBOLIC_KEYS:
+                value = node.value.get(key)
                 if value is not None:
                     self.problem(value.line, value.col, f"{key!r} needs kind: symbolic", claim)
             return
+        self.symbolic_shapes(claim, node)
+        self.restatements(claim, node.value.get("restate"))
         if not claim.formulas:
             self.problem(claim.line, claim.col, "a symbolic claim needs a formula hole ⟪name⟫",
                          claim)
@@ -439,6 +458,52 @@ class _FileValidator:
                 self.problem(timeout.line, timeout.col, "'timeout' is seconds in (0, 30]", claim)
             else:
                 claim.timeout = float(timeout.value)
+
+    def symbolic_shapes(self, claim: Claim, node: Node) -> None:
+        """``functions: [σ]``, ``matrices: {X: [2, 3]}``, ``upstream: R``."""
+        functions = node.value.get("functions")
+        if functions is not None:
+            names = functions.plain()
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                self.problem(functions.line, functions.col, "'functions' lists names", claim)
+            else:
+                claim.functions = tuple(names)
+        for name, value in self.mapping(claim, node.value.get("matrices"), "matrices").items():
+            size = value.plain()
+            if not (isinstance(size, list) and len(size) == 2
+                    and all(type(n) is int and 1 <= n <= 6 for n in size)):
+                self.problem(value.line, value.col, f"matrices: {name}: [rows, columns], "
+                             "each 1 to 6 (a small instance)", claim)
+            else:
+                claim.matrices[name] = (size[0], size[1])
+        upstream = node.value.get("upstream")
+        if upstream is not None:
+            if not isinstance(upstream.value, str) or not claim.matrices:
+                self.problem(upstream.line, upstream.col, "'upstream' names the matrix whose "
+                             "gradient is given, and needs 'matrices'", claim)
+            else:
+                claim.upstream = upstream.value
+
+    def restatements(self, claim: Claim, node: Node | None) -> None:
+        for name, value in self.mapping(claim, node, "restate").items():
+            line, col = node.keys[name]  # type: ignore[union-attr]
+            if name not in claim.formulas:
+                self.problem(line, col, f"restate: {name}: not a formula hole of the text"
+                             f"{did_you_mean(name, claim.formulas)}", claim)
+                continue
+            if not isinstance(value.value, dict):
+                self.problem(value.line, value.col, "restate: {as: <LaTeX>, reason: <why>}", claim)
+                continue
+            self.unknown_keys(value, RESTATE_KEYS, claim)
+            text, reason = value.value.get("as"), value.value.get("reason")
+            if text is None or not isinstance(text.value, str) or not text.value.strip():
+                self.problem(value.line, value.col, f"restate: {name}: 'as' is the formula "
+                             "restated", claim)
+            elif reason is None or not isinstance(reason.value, str) or not reason.value.strip():
+                self.problem(value.line, value.col, f"restate: {name}: a 'reason' is required "
+                             "(why the note's formula cannot be read)", claim)
+            else:
+                claim.restate[name] = Restatement(text.value, reason.value, text.line)
 
     def widen(self, claim: Claim, node: Node | None) -> None:
         for name, value in self.mapping(claim, node, "widen").items():

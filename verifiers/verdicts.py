@@ -36,6 +36,7 @@ class ValueVerdict:
     suggestion: str | None = None
     local: str | None = None
     root_cause: str | None = None
+    restated: str | None = None  # symbolic: the claim's restatement checked instead of the note
 
 
 @dataclass
