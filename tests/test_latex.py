@@ -326,6 +326,240 @@ def test_note_formulas_that_do_not_parse_are_errors(source: str) -> None:
             parse_latex(side)
 
 
+# ----------------------------------------------------------------------------- matrices
+
+
+transpose, hadamard, card = Function("transpose"), Function("hadamard"), Function("card")
+
+
+def as_matrix(expr: object, env: dict[str, sympy.Matrix]) -> object:
+    """Evaluate a parsed tree on concrete matrices: names from env, a tuple is a row
+    vector, transpose/hadamard are .T/elementwise. Only what these tests need."""
+    if isinstance(expr, sympy.Symbol):
+        return env[expr.name]
+    if isinstance(expr, sympy.Tuple):
+        return sympy.Matrix([list(expr)])
+    assert isinstance(expr, sympy.Basic)
+    if expr.is_Number:
+        return expr
+    args = [as_matrix(arg, env) for arg in expr.args]
+    if isinstance(expr, sympy.Mul):
+        return functools.reduce(operator.mul, args)
+    if isinstance(expr, sympy.Add):
+        return functools.reduce(operator.add, args)
+    name = getattr(expr.func, "__name__", "")
+    if name == "transpose":
+        return args[0].T  # type: ignore[attr-defined]
+    if name == "hadamard":
+        return args[0].multiply_elementwise(args[1])  # type: ignore[attr-defined]
+    raise AssertionError(f"not evaluated here: {expr}")
+
+
+def test_declared_matrices_keep_the_order_of_a_product() -> None:
+    mats = {"X", "W_Q"}
+    xw = parse_latex("X W_{Q}", matrices=mats)
+    assert xw == sympy.Mul(M("X"), M("W_Q"), evaluate=False)
+    same("X W_{Q}", M("X") * M("W_Q"), matrices=mats)
+    # planted: the factors swapped are another formula once the names are matrices..
+    assert canonical(xw) != canonical(parse_latex("W_{Q} X", matrices=mats))
+    # ..and the same one when they are not (why matrices= exists)
+    assert canonical(parse_latex("X W_{Q}")) == canonical(parse_latex("W_{Q} X"))
+    # an entry of a matrix is a scalar: :1153 (Q K^T)_{ij} = sum_r Q_{ir} K_{jr}
+    dk = R("d_k")
+    src = "\\sum_{r = 1}^{d_{k}} Q_{i r} K_{j r}"
+    got = parse_latex(src, matrices={"Q", "K"})
+    assert got.is_commutative
+    same(src, Sum(Indexed(IndexedBase(R("Q")), i, r) * Indexed(IndexedBase(R("K")), j, r),
+                  (r, 1, dk)), matrices={"Q", "K"})
+    same("(W_U)_{kj}", Indexed(IndexedBase(R("W_U")), k, j), matrices={"W_U"})
+
+
+@pytest.mark.parametrize("source", ["M^{T}", "M^T", "M^{\\top}", "M^\\top", "M^{⊤}", "M^⊤",
+                                    "M^{\\mathsf{T}}", "M^\\mathsf{T}"])
+def test_transpose_marks_on_a_matrix(source: str) -> None:
+    same(source, transpose(M("M")), matrices={"M"})
+
+
+def test_transpose_on_plain_names_and_expressions() -> None:
+    # \top is unambiguous: a transpose on a plain (commutative) name too
+    same("e_{i}^{\\top} e_{j}", transpose(R("e_i")) * R("e_j"))
+    same("q^{\\top} k", transpose(R("q")) * k)
+    same("M^{\\mathsf{T}}", transpose(R("M")))
+    # a plain T stays the exponent T unless the base is a matrix (:1039 is unchanged)
+    same("K^{T}", R("K") ** R("T"))
+    same("(X W)^{T}", (R("X") * R("W")) ** R("T"))
+    same("(X W)^{T}", transpose(M("X") * M("W")), matrices={"X", "W"})
+    same("{W_{Q}^{new}}^{T}", transpose(M("W_Q^new")), matrices={"W_Q^new"})
+    # :2938 a row vector written as a tuple, transposed
+    same("(1, 0)^{T}", transpose(sympy.Tuple(1, 0)))
+    # a bare e is Euler's number; as a declared vector it can be transposed
+    same("e^{\\top} e", transpose(M("e")) * M("e"), matrices={"e"})
+    with pytest.raises(LatexError, match="Euler"):
+        parse_latex("e^{\\top}")
+    with pytest.raises(LatexError, match="transpose mark"):
+        parse_latex("\\top")
+
+
+def test_attention_score_architecture_lines() -> None:
+    mats = {"X", "W_Q", "W_K", "W_V"}
+    X, WQ, WK, WV = (M(s) for s in ("X", "W_Q", "W_K", "W_V"))  # noqa: N806
+    softmax = Function("softmax")
+    # :1333
+    src = "Z = softmax (\\frac{X W_{Q} W_{K}^{T} X^{T}}{\\sqrt{d_{k}}}) X W_{V}"
+    right = split_chain(src)[2]
+    same(right, softmax(X * WQ * transpose(WK) * transpose(X) / sympy.sqrt(R("d_k")))
+         * X * WV, matrices=mats)
+    planted = right.replace("X W_{Q} W_{K}^{T}", "X W_{K} W_{Q}^{T}")
+    assert canonical(parse_latex(planted, matrices=mats)) != canonical(
+        parse_latex(right, matrices=mats))
+    # :2275 dL/dW_Q = X^T dL/dQ
+    lhs, _, rhs = split_chain("\\frac{\\partial L}{\\partial W_{Q}} = X^{T} "
+                              "\\frac{\\partial L}{\\partial Q}")
+    same(lhs, sympy.Derivative(R("L"), WQ), matrices={"W_Q", "Q", "X"})
+    same(rhs, transpose(X) * sympy.Derivative(R("L"), M("Q")), matrices={"W_Q", "Q", "X"})
+
+
+def test_bilinear_score_architecture_with_the_notes_example() -> None:
+    # :2934 q_i k_j^T = x_i W_Q W_K^T x_j^T, evaluated on :2938's example
+    mats = {"q_i", "k_j", "x_i", "x_j", "W_Q", "W_K"}
+    left, _, right = split_chain("q_{i} k_{j}^{T} = x_{i} W_{Q} W_{K}^{T} x_{j}^{T} .")
+    same(right, M("x_i") * M("W_Q") * transpose(M("W_K")) * transpose(M("x_j")),
+         matrices=mats)
+    # :2938 x_a = (1, 0), x_b = (0, 1), W_Q = (1, 0)^T, W_K = (0, 1)^T: a reads b -> 1
+    wq = as_matrix(parse_latex("(1, 0)^{T}"), {})
+    wk = as_matrix(parse_latex("(0, 1)^{T}"), {})
+    env = {"x_i": sympy.Matrix([[1, 0]]), "x_j": sympy.Matrix([[0, 1]]), "W_Q": wq, "W_K": wk}
+    env["q_i"], env["k_j"] = env["x_i"] * wq, env["x_j"] * wk  # type: ignore[operator]
+    lhs = as_matrix(parse_latex(left, matrices=mats), env)
+    assert lhs == as_matrix(parse_latex(right, matrices=mats), env) == sympy.Matrix([[1]])
+    # planted: the projections swapped -- "b reads a", which the note says is 0
+    planted = "x_{i} W_{K} W_{Q}^{T} x_{j}^{T}"
+    assert as_matrix(parse_latex(planted, matrices=mats), env) == sympy.Matrix([[0]])
+
+
+def test_lesson1_transposes() -> None:
+    # lesson1 :351 the softmax Jacobian diag(p) - p p^T
+    src = "\\mathrm{diag}(p)-pp^\\top"
+    diag = Function("diag")
+    same(src, diag(M("p")) - M("p") * transpose(M("p")), matrices={"p"})
+    same(src, diag(p) - p * transpose(p))
+    # planted p^T p (a number): distinct only once p is declared a matrix
+    planted = "\\mathrm{diag}(p)-p^\\top p"
+    assert canonical(parse_latex(src, matrices={"p"})) != canonical(
+        parse_latex(planted, matrices={"p"}))
+    assert canonical(parse_latex(src)) == canonical(parse_latex(planted))
+    # :353 dL/dW_U = x^T g (x 1 x d, g 1 x V): an outer product, not g^T x
+    mats = {"x", "g", "W_U"}
+    lhs, _, rhs = split_chain("\\partial L/\\partial W_U=x^\\top g")
+    same(lhs, sympy.Derivative(R("L"), M("W_U")), matrices=mats)
+    env = {"x": sympy.Matrix([[1, 2]]), "g": sympy.Matrix([[3, 4, 5]])}
+    assert as_matrix(parse_latex(rhs, matrices=mats), env).shape == (2, 3)  # type: ignore
+    assert as_matrix(parse_latex("g^\\top x", matrices=mats), env).shape == (3, 2)  # type: ignore
+    # :95 e_i^T E picks row i of E; :262 G W_U^T
+    same("e_i^\\top E", transpose(M("e_i")) * M("E"), matrices={"e_i", "E"})
+    same("GW_U^\\top", M("G") * transpose(M("W_U")), matrices={"G", "W_U"})
+
+
+def test_diag_and_bold_one() -> None:
+    # lesson1 :188 / :351 \mathrm{diag}(p); :41 the all-ones \mathbf 1
+    same("\\mathrm{diag}(p)", Function("diag")(p))
+    same("\\operatorname{diag}(p)", Function("diag")(p))
+    with pytest.raises(LatexError):  # :188 an entry of diag(p) is not read
+        parse_latex("\\mathrm{diag}(p)_{ij}")
+    same("\\mathbf 1", R("1bold"))
+    same("\\mathbf{1}^{\\top} x", transpose(M("1bold")) * M("x"), matrices={"1bold", "x"})
+
+
+# ----------------------------------------------------------------------------- Hadamard
+
+
+def test_hadamard_product() -> None:
+    g, gamma, u, xhat, s = R("g"), R("gamma"), R("u"), R("xhat"), R("s")
+    # :2900 u = g ⊙ γ, and \odot is the same operator
+    same("g ⊙ γ", hadamard(g, gamma))
+    same("g \\odot \\gamma", hadamard(g, gamma))
+    assert canonical(parse_latex("g ⊙ γ")) != canonical(parse_latex("g γ"))  # not a product
+    # :2902 the LayerNorm backward step
+    src = "\\bar{x} = \\frac{1}{s} [u - mean (u) 1 - \\hat{x} mean (u ⊙ \\hat{x})] ."
+    mean = Function("mean")
+    same(split_chain(src)[2], (u - mean(u) * 1 - xhat * mean(hadamard(u, xhat))) / s)
+    # precedence of '*', left-associative: a ⊙ b c is (a ⊙ b) c, like a / b c
+    same("a ⊙ b c", hadamard(a, b) * c)
+    same("a ⊙ b ⊙ c", hadamard(hadamard(a, b), c))
+    same("a - b \\odot c", a - hadamard(b, c))
+    same("c (a ⊙ b)", c * hadamard(a, b))
+    same("(a ⊙ b)^{2} + a ⊙ (b + c)", hadamard(a, b) ** 2 + hadamard(a, b + c))
+    # planted: the other grouping is another formula, and evaluates differently
+    mats = {"X", "Y", "W"}
+    env = {"X": sympy.Matrix([[1, 2], [3, 4]]), "Y": sympy.Matrix([[0, 1], [1, 0]]),
+           "W": sympy.Matrix([[1, 1], [0, 1]])}
+    left = parse_latex("X ⊙ Y W", matrices=mats)
+    assert left == sympy.Mul(hadamard(M("X"), M("Y")), M("W"), evaluate=False)
+    right = parse_latex("X ⊙ (Y W)", matrices=mats)
+    assert as_matrix(left, env) != as_matrix(right, env)
+    with pytest.raises(LatexError, match="tuple"):
+        parse_latex("(a, b) \\odot c")
+
+
+# ----------------------------------------------------------------------------- sets
+
+
+def test_sum_over_a_set_architecture_loss() -> None:
+    # :2337 the mean loss over the positions in I
+    src = "L = \\frac{1}{| I |} \\sum_{i \\in I} - \\ln p_{i, t_{i + 1}} ."
+    right = split_chain(src)[2]
+    I = sympy.Symbol("I")  # noqa: N806, E741 - a set: a plain Symbol, no 'real'
+    P, T = IndexedBase(p), IndexedBase(R("t"))  # noqa: N806
+    mean = Sum(-log(P[i, T[i + 1]]), (i, 1, card(I))) / card(I)
+    same(right, mean, sets={"I"})
+    # the body depends on i: with |I| = 2 the sum has two different terms
+    two = canonical(parse_latex(right, sets={"I"})).subs(card(I), 2).doit()
+    assert two == -(log(P[1, T[2]]) + log(P[2, T[3]])) / 2
+    # planted: reading p_{i, t_{i+1}} as a name of its own would make the sum constant
+    assert canonical(parse_latex(right, sets={"I"})) != canonical(
+        Sum(-log(R("p_i,ti+1")), (i, 1, card(I))) / card(I))
+    # undeclared, |I| is an absolute value -- another formula than card(I)
+    assert parse_latex(right).has(sympy.Abs)
+    assert not parse_latex(right, sets={"I"}).has(sympy.Abs)
+
+
+def test_sum_over_an_indexed_set_architecture_masked_softmax() -> None:
+    # :2840 the masked-softmax backward step, r ranging over J_i
+    src = ("{\\bar{S}}_{i j} = a_{i j} ({\\bar{A}}_{i j} - \\sum_{r \\in J_{i}} a_{i r} "
+           "{\\bar{A}}_{i r}) .")
+    left, _, right = split_chain(src)
+    same(left, R("Sbar_ij"))
+    A, Abar = IndexedBase(R("a")), IndexedBase(R("Abar"))  # noqa: N806
+    inner = Sum(A[i, r] * Abar[i, r], (r, 1, card(sympy.Symbol("J_i"))))
+    same(right, R("a_ij") * (R("Abar_ij") - inner))
+    # nested sums print outermost first and read back the same
+    same("\\sum_{i=1}^{n} \\sum_{j=1}^{i} a_{i j}",
+         Sum(Sum(Indexed(A, i, j), (j, 1, i)), (i, 1, n)))
+    with pytest.raises(LatexError, match="no upper bound"):
+        parse_latex("\\sum_{i \\in I}^{n} x_{i}")
+    with pytest.raises(LatexError, match="name of a set"):
+        parse_latex("\\sum_{i \\in \\mathbb{R}} x_{i}")
+
+
+# ----------------------------------------------------------------------------- ellipses
+
+
+@pytest.mark.parametrize(("source", "shown"), [
+    ("- \\ln (p_{1} p_{2} \\dots p_{n})", "\\dots"),  # architecture :2069
+    ("Concat (Z^{(1)}, \\dots, Z^{(H)}) W_{O}", "\\dots"),  # architecture :1197
+    ("f(x_1,\\dots,x_n)", "\\dots"),  # lesson1 :29
+    ("a_{1} + \\cdots + a_{n}", "\\cdots"),
+    ("a_{1} + \\ldots + a_{n}", "\\ldots"),
+    ("x_{1 \\dots n}", "\\dots"),
+    ("a_{1} + … + a_{n}", "…"),
+    ("a_{1} + ... + a_{n}", "..."),
+])
+def test_an_ellipsis_asks_for_a_restatement(source: str, shown: str) -> None:
+    message = f"ellipsis '{shown}' is not read: restate the formula with a reason"
+    with pytest.raises(LatexError, match=message.replace("\\", "\\\\").replace(".", "\\.")):
+        parse_latex(source)
+
+
 # ----------------------------------------------------------------------------- chains
 
 

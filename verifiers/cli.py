@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
     check.add_argument("--json", type=Path, help="write the JSON report here (atomically)")
     check.add_argument("-k", dest="keywords", help="select claims, as pytest -k")
+    cover = commands.add_parser("coverage", help="list the numbers no claim checks")
+    cover.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
+    cover.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
+    cover.add_argument("--json", type=Path, help="write the coverage JSON here (atomically)")
     return parser
 
 
@@ -77,10 +81,46 @@ def check(args: argparse.Namespace) -> int:
     return EXIT_OK if all(v.passed for v in result.verdicts) else EXIT_FAIL
 
 
+MAX_WAIVED = 0.15  # waivers may take at most this share of a note's literals
+
+
+def coverage(args: argparse.Namespace) -> int:
+    """Exit 0 when every literal is covered or waived (waivers within 15%), else 1."""
+    import json
+
+    from verifiers.coverage import coverage as classify
+    from verifiers.coverage import coverage_json
+    from verifiers.report_json import write_atomic
+
+    result = run(args.notes, args.claims)
+    covs, problems = classify(result)
+    data = coverage_json(result, covs)
+    ok = not problems
+    for problem in problems:
+        print(problem)
+    for entry in data["notes"]:  # type: ignore[union-attr]
+        path = result.note_path(entry["note"])
+        for lit in entry["uncovered"]:
+            print(f"{path}:{lit['line']}:{lit['col']}: uncovered: {lit['text']}")
+        share = entry["waived"] / entry["literals"] if entry["literals"] else 0.0
+        if entry["uncovered"] or share > MAX_WAIVED:
+            ok = False
+        flag = f" (over the {MAX_WAIVED:.0%} limit)" if share > MAX_WAIVED else ""
+        print(f"{path}: {entry['literals']} literals: {entry['covered']} covered, "
+              f"{entry['waived']} waived ({share:.1%}){flag}, {len(entry['uncovered'])} "
+              "uncovered")
+    if args.json:
+        write_atomic(args.json, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+COMMANDS = {"check": check, "coverage": coverage}
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return check(args)
+        return COMMANDS[args.command](args)
     except (UsageError, KeywordError, InputError) as err:
         print(f"notecheck: error: {err}" if not str(err).startswith("notecheck") else str(err),
               file=sys.stderr)

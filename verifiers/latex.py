@@ -157,7 +157,7 @@ _OP_CMDS = {"times": "*", "cdot": "*", "div": "/", "odot": "⊙", "lVert": "‖"
             "lvert": "|", "rvert": "|"}
 _OP_CHARS = {"−": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "‖": "‖", "⊙": "⊙"}
 _ELLIPSES = frozenset({"dots", "cdots", "ldots", "vdots", "ddots"})
-_ELLIPSIS_CHARS = {"…": "…", "⋯": "⋯", "⋮": "⋮", "⋱": "⋱"}  # read as a 'cmd' token: an error
+_ELLIPSIS_CHARS = frozenset("…⋯⋮⋱")  # each read as a 'cmd' token, which is an error
 _KNOWN_UNSUPPORTED = _ELLIPSES | frozenset({
     "in", "notin", "mathbb", "text", "mbox", "top", "mathsf", "max", "min", "prime", "forall",
     "exists", "begin", "end", "mid", "circ", "otimes", "oplus", "setminus", "cup", "cap",
@@ -1462,9 +1462,11 @@ def canonical(expr: Any) -> Any:
     ``number^number`` with an exponent beyond ``MAX_EVAL_EXPONENT`` stays
     unevaluated, so a hostile ``10^{10^{10}}`` cannot make this hang.
     """
+    if isinstance(expr, sympy.Indexed):  # p_{i, t_{i + 1}}: the indices are expressions
+        return sympy.Indexed(expr.base, *(canonical(a) for a in expr.indices))
     if not isinstance(expr, sympy.Basic) or expr.is_Atom or not expr.args:
         return expr
-    if isinstance(expr, sympy.Indexed | sympy.IndexedBase):
+    if isinstance(expr, sympy.IndexedBase):
         return expr
     args = [canonical(a) for a in expr.args]
     if (isinstance(expr, sympy.Pow) and args[0].is_Number and args[1].is_Number

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifiers.engine import Engine
 from verifiers.notes import Note, NoteError, read_note
-from verifiers.schema import Claim, LoadProblem, load_claim_file
+from verifiers.schema import Claim, LoadProblem, Waiver, load_claim_file
 from verifiers.verdicts import ERROR, Verdict
 
 NOTE_SUFFIXES = (".txt", ".md")
@@ -29,6 +29,7 @@ class RunResult:
     notes: dict[str, Note]
     notes_dir: Path
     claims_dir: Path
+    waivers: list[Waiver] = field(default_factory=list)
 
     def note_path(self, note: str) -> str:
         return display_path(self.notes_dir / note)
@@ -64,14 +65,20 @@ def claim_paths(claims_dir: Path) -> list[Path]:
     return sorted(p for p in claims_dir.rglob("*") if p.suffix in CLAIM_SUFFIXES and p.is_file())
 
 
-def load_claims(claims_dir: Path, known_notes: set[str]) -> tuple[list[Claim], list[LoadProblem]]:
-    """All claims in file order; duplicate ids become problems of the later claim."""
+def load_claims(claims_dir: Path, known_notes: set[str],
+                waivers: list[Waiver] | None = None) -> tuple[list[Claim], list[LoadProblem]]:
+    """All claims in file order; duplicate ids become problems of the later claim.
+
+    The files' waivers are appended to ``waivers`` when a list is given.
+    """
     claims: list[Claim] = []
     problems: list[LoadProblem] = []
     first_seen: dict[str, Claim] = {}
     for path in claim_paths(claims_dir):
         loaded = load_claim_file(path, display_path(path), known_notes)
         problems.extend(loaded.problems)
+        if waivers is not None:
+            waivers.extend(loaded.waivers)
         for claim in loaded.claims:
             if claim.id in first_seen:
                 other = first_seen[claim.id]
@@ -90,14 +97,15 @@ def run(
 ) -> RunResult:
     """Evaluate every (selected) claim; file-level problems become ``error`` verdicts."""
     notes = load_notes(notes_dir)
-    claims, problems = load_claims(claims_dir, set(notes))
+    waivers: list[Waiver] = []
+    claims, problems = load_claims(claims_dir, set(notes), waivers)
     engine = Engine(notes, claims)
     verdicts = [problem_verdict(p) for p in problems if select is None or select_file(select, p)]
     for claim in claims:
         if select is None or select(claim):
             verdicts.append(engine.verdict(claim.id))
     verdicts.sort(key=lambda v: (v.file, v.line))
-    return RunResult(verdicts, notes, notes_dir, claims_dir)
+    return RunResult(verdicts, notes, notes_dir, claims_dir, waivers)
 
 
 def select_file(select: Callable[[Claim], bool], problem: LoadProblem) -> bool:

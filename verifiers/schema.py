@@ -17,7 +17,8 @@ from pathlib import Path
 from verifiers import expr as ex
 from verifiers.yamlload import Node, YamlError, load
 
-FILE_KEYS = ("note", "section", "claims")
+FILE_KEYS = ("note", "section", "claims", "waivers")
+WAIVER_KEYS = ("text", "reason", "section")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
@@ -175,11 +176,28 @@ class Restatement:
     line: int
 
 
+@dataclass(frozen=True)
+class Waiver:
+    """Numbers of a note that are not claims (a date, an illustrative value), with why.
+
+    The quote's holes mark the waived literals; a quote without holes waives
+    every literal in it.
+    """
+
+    file: str
+    line: int
+    note: str
+    text: str
+    reason: str
+    section: str | None = None
+
+
 @dataclass
 class ClaimFile:
     path: str
     claims: list[Claim]
     problems: list[LoadProblem]
+    waivers: list[Waiver] = field(default_factory=list)
 
 
 def did_you_mean(word: str, options: tuple[str, ...] | list[str]) -> str:
@@ -234,9 +252,11 @@ class _FileValidator:
             self.problem(line, col, f"unknown note {note!r}{did_you_mean(note, known)}")
             note = None
         section = self.string(root, "section", None)
+        self.waivers(root.value.get("waivers"), note)
         claims = root.value.get("claims")
         if claims is None:
-            self.problem(root.line, root.col, "missing key 'claims'")
+            if "waivers" not in root.value:
+                self.problem(root.line, root.col, "missing key 'claims'")
             return
         if not isinstance(claims.value, list):
             self.problem(claims.line, claims.col, "'claims' must be a list")
@@ -245,6 +265,25 @@ class _FileValidator:
             claim = self.claim(node, note, section)
             if claim is not None:
                 self.result.claims.append(claim)
+
+    def waivers(self, node: Node | None, note: str | None) -> None:
+        if node is None:
+            return
+        if not isinstance(node.value, list):
+            self.problem(node.line, node.col, "'waivers' must be a list")
+            return
+        for item in node.value:
+            if not isinstance(item.value, dict):
+                self.problem(item.line, item.col, "a waiver is {text: <quote>, reason: <why>}")
+                continue
+            self.unknown_keys(item, WAIVER_KEYS, None)
+            text = self.string(item, "text", None, required=True)
+            reason = self.string(item, "reason", None, required=True)
+            if reason is not None and not reason.strip():
+                self.problem(item.line, item.col, "a waiver needs a reason")
+            elif text is not None and reason is not None and note is not None:
+                self.result.waivers.append(Waiver(self.file, item.line, note, text, reason,
+                                                  self.string(item, "section", None)))
 
     def unknown_keys(self, node: Node, allowed: tuple[str, ...], claim: Claim | None) -> None:
         for key, (line, col) in node.keys.items():

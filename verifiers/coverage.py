@@ -1,0 +1,163 @@
+"""Coverage: every number a note prints is checked by a claim, waived with a reason, or flagged.
+
+A literal of the note's index is ``covered`` when it lies inside a value a
+claim reads (a hole, or a formula hole's LaTeX), ``waived`` when a waiver's
+quote marks it (with the waiver's reason), and ``uncovered`` otherwise -- the
+gate notices new text. A few explicit rules take literals that are not claims
+at all out of the count; each rule is one small function, tested on the
+notes' real lines:
+
+* ``list-marker`` -- ``1.`` opening a numbered list item;
+* ``step-label`` -- ``(1)`` opening a list item or a line (a label for a step);
+* ``reference`` -- a section reference, ``§7`` or ``第 12 章``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from verifiers.holes import ResolveError, find
+from verifiers.notes import Literal, Note
+from verifiers.run import RunResult
+from verifiers.schema import Waiver
+
+__all__ = ["NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json"]
+
+COVERED, WAIVED, UNCOVERED = "covered", "waived", "uncovered"
+
+
+def _line_start(note: Note, lit: Literal) -> str:
+    return note.text[note.text.rfind("\n", 0, lit.start) + 1:lit.start]
+
+
+def list_marker(note: Note, lit: Literal) -> bool:
+    """``1. 从最小单位开始`` -- an integer opening a line, followed by ``. ``."""
+    return not _line_start(note, lit).strip() and lit.number.kind == "integer" \
+        and note.text.startswith(". ", lit.end)
+
+
+_MARKER_PREFIX = re.compile(r"\s*(?:\d+\.\s*)?\(\Z")
+
+
+def step_label(note: Note, lit: Literal) -> bool:
+    """``1. (1)矩阵乘法的定义`` -- ``(N)`` opening a list item or a line."""
+    return lit.number.kind == "integer" and note.text.startswith(")", lit.end) \
+        and _MARKER_PREFIX.fullmatch(_line_start(note, lit)) is not None
+
+
+_CHAPTER_REF = re.compile(r"第\s*\Z")
+_CHAPTER_WORD = re.compile(r"\s*[章节]")
+
+
+def reference(note: Note, lit: Literal) -> bool:
+    """``§7`` or ``第 12 章`` -- a pointer to another part of the note."""
+    before = note.text[max(0, lit.start - 3):lit.start]
+    if before.rstrip().endswith("§"):
+        return True
+    return _CHAPTER_REF.search(before) is not None \
+        and _CHAPTER_WORD.match(note.text, lit.end) is not None
+
+
+RULES: dict[str, Callable[[Note, Literal], bool]] = {
+    "list-marker": list_marker,
+    "step-label": step_label,
+    "reference": reference,
+}
+
+
+@dataclass(frozen=True)
+class WaiverProblem:
+    waiver: Waiver
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.waiver.file}:{self.waiver.line}: waiver: {self.message}"
+
+
+@dataclass
+class NoteCoverage:
+    note: str
+    literals: list[Literal] = field(default_factory=list)  # the ones that can be claims
+    status: dict[int, str] = field(default_factory=dict)  # literal start -> status
+    reasons: dict[int, str] = field(default_factory=dict)  # waived literal -> reason
+    excluded: dict[str, int] = field(default_factory=dict)  # rule -> count
+
+    def count(self, status: str) -> int:
+        return sum(1 for lit in self.literals if self.status[lit.start] == status)
+
+    @property
+    def uncovered(self) -> list[Literal]:
+        return [lit for lit in self.literals if self.status[lit.start] == UNCOVERED]
+
+
+def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]]:
+    """Classify every literal of every note (claims of a full run, and its waivers)."""
+    problems: list[WaiverProblem] = []
+    out = []
+    for name in sorted(result.notes):
+        note = result.notes[name]
+        cov = NoteCoverage(name, excluded=dict.fromkeys(RULES, 0))
+        for lit in note.literals:
+            rule = next((r for r, applies in RULES.items() if applies(note, lit)), None)
+            if rule is not None:
+                cov.excluded[rule] += 1
+            else:
+                cov.literals.append(lit)
+                cov.status[lit.start] = UNCOVERED
+        spans = sorted(_claim_spans(result, note, name))
+        for lit in cov.literals:
+            if _inside(spans, lit):
+                cov.status[lit.start] = COVERED
+        for waiver in (w for w in result.waivers if w.note == name):
+            try:
+                waived = _waived_spans(note, waiver)
+            except ResolveError as err:
+                problems.append(WaiverProblem(waiver, err.message))
+                continue
+            for lit in cov.literals:
+                if cov.status[lit.start] == UNCOVERED and _inside(waived, lit):
+                    cov.status[lit.start] = WAIVED
+                    cov.reasons[lit.start] = waiver.reason
+        out.append(cov)
+    return out, problems
+
+
+def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, int]]:
+    return [(note.offset(*x.start), note.offset(*x.end))
+            for v in result.verdicts if v.note == name for x in v.values]
+
+
+def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:
+    scopes = note.scopes(waiver.section) if waiver.section else [(0, len(note.text))]
+    if not scopes:
+        raise ResolveError(f"section {waiver.section!r} not found in the note")
+    match = find(note.text, waiver.text, scopes)
+    if match.values:
+        return sorted((p.start, p.end) for p in match.values.values())
+    return [(match.start, match.end)]
+
+
+def _inside(spans: list[tuple[int, int]], lit: Literal) -> bool:
+    return any(a <= lit.start and lit.end <= b for a, b in spans)
+
+
+def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, object]:
+    """The coverage contract, version 1."""
+    notes = []
+    for cov in covs:
+        note = result.notes[cov.note]
+        notes.append({
+            "note": cov.note,
+            "literals": len(cov.literals),
+            "covered": cov.count(COVERED),
+            "waived": cov.count(WAIVED),
+            "excluded": cov.excluded,
+            "uncovered": [
+                {"text": lit.text, "line": note.position(lit.start)[0],
+                 "col": note.position(lit.start)[1]}
+                for lit in cov.uncovered
+            ],
+        })
+    return {"version": 1, "notes": notes}

@@ -1,0 +1,91 @@
+"""Hypothesis settings profiles, shared by the tests and by the engine's property claims.
+
+    ci        derandomized, no example database, no deadline, the timing and filtering health
+              checks off, a fixed example budget: the same verdicts (and the same report
+              bytes) on every run. ``.ci/run`` sets CI=true; ``notecheck check`` uses it
+              by default.
+    dev       random search with the example database (a failure found once is replayed).
+    thorough  a long local search: ``HYPOTHESIS_PROFILE=thorough pytest``.
+
+Selection: ``HYPOTHESIS_PROFILE``, else the default a caller set (the CLI sets ``ci``), else
+``ci`` under ``CI=true``, else ``dev``. Only :func:`register` and :func:`settings_for` import
+Hypothesis, so an arithmetic-only run never does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+PROFILES = ("ci", "dev", "thorough")
+EXAMPLES = {"ci": 100, "dev": 100, "thorough": 5000}
+
+_default: str | None = None
+_registered = False
+
+
+class ProfileError(ValueError):
+    """HYPOTHESIS_PROFILE names no profile of ours."""
+
+
+def name(env: Mapping[str, str] | None = None) -> str:
+    """The profile in force: HYPOTHESIS_PROFILE, the caller's default, CI=true -> ci, dev."""
+    env = os.environ if env is None else env
+    chosen = env.get("HYPOTHESIS_PROFILE") or _default
+    if not chosen:
+        chosen = "ci" if env.get("CI") == "true" else "dev"
+    if chosen not in PROFILES:
+        from verifiers.schema import did_you_mean
+
+        raise ProfileError(f"unknown Hypothesis profile {chosen!r}{did_you_mean(chosen, PROFILES)}"
+                           f"; use one of {', '.join(PROFILES)}")
+    return chosen
+
+
+@contextmanager
+def default(profile: str) -> Iterator[None]:
+    """Use ``profile`` unless HYPOTHESIS_PROFILE says otherwise (the CLI: ``ci``)."""
+    global _default
+    old, _default = _default, profile
+    try:
+        yield
+    finally:
+        _default = old
+
+
+def register() -> None:
+    """Register the three profiles with Hypothesis (idempotent)."""
+    global _registered
+    if _registered:
+        return
+    from hypothesis import HealthCheck, settings
+
+    quiet_checks = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    settings.register_profile(
+        "ci", derandomize=True, database=None, deadline=None, max_examples=EXAMPLES["ci"],
+        suppress_health_check=quiet_checks, print_blob=False,
+    )
+    settings.register_profile("dev", max_examples=EXAMPLES["dev"], deadline=None)
+    settings.register_profile("thorough", max_examples=EXAMPLES["thorough"], deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    _registered = True
+
+
+def load(env: Mapping[str, str] | None = None) -> str:
+    """Register and make the selected profile Hypothesis's default (tests/conftest.py)."""
+    from hypothesis import settings
+
+    register()
+    chosen = name(env)
+    settings.load_profile(chosen)
+    return chosen
+
+
+def settings_for(profile: str | None = None) -> Any:
+    """The ``hypothesis.settings`` of a profile (the selected one by default)."""
+    from hypothesis import settings
+
+    register()
+    return settings.get_profile(profile or name())
