@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
     check.add_argument("--json", type=Path, help="write the JSON report here (atomically)")
     check.add_argument("-k", dest="keywords", help="select claims, as pytest -k")
+    check.add_argument("--changed-since", metavar="REV",
+                       help="check only the claims the changes since REV touch (git diff)")
+    check.add_argument("--format", choices=("text", "github"), default="text",
+                       help="github: Actions annotations and a job summary")
     cover = commands.add_parser("coverage", help="list the numbers no claim checks")
     cover.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     cover.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
@@ -67,18 +71,58 @@ def summary_line(result: RunResult) -> str:
         ", ".join(parts) or "nothing to check")
 
 
+def github_output(result: RunResult) -> None:
+    """Annotations on stdout; the full list in ``$GITHUB_STEP_SUMMARY`` (or on stdout)."""
+    import os
+
+    from verifiers.report_github import annotations, job_summary
+
+    for line in annotations(result):
+        print(line)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as fh:
+            fh.write(job_summary(result))
+    else:
+        print(job_summary(result), end="")
+
+
 def check(args: argparse.Namespace) -> int:
     select = compile_keywords(args.keywords) if args.keywords else None
-    result = run(args.notes, args.claims, select)
-    for v in result.verdicts:
-        if v.status != "verified":
-            print(console_line(result, v))
+    result = run(args.notes, args.claims, select, changed_since=args.changed_since)
+    if args.format == "github":
+        github_output(result)
+    else:
+        for v in result.verdicts:
+            if v.status != "verified":
+                print(console_line(result, v))
+    new_text = uncovered_changes(result) if result.changes is not None else []
+    for line in new_text:
+        print(line)
     print(summary_line(result))
     if args.json:
         from verifiers.report_json import dumps, write_atomic
 
         write_atomic(args.json, dumps(result))
-    return EXIT_OK if all(v.passed for v in result.verdicts) else EXIT_FAIL
+    return EXIT_OK if all(v.passed for v in result.verdicts) and not new_text else EXIT_FAIL
+
+
+def uncovered_changes(result: RunResult) -> list[str]:
+    """Literals on changed lines that no claim checks and no waiver explains."""
+    from verifiers.coverage import coverage as classify
+
+    assert result.changes is not None
+    out = []
+    covs, _ = classify(result)
+    for cov in covs:
+        note = result.notes[cov.note]
+        lines = result.changes.for_file(result.notes_dir / cov.note) or set()
+        for lit in cov.uncovered:
+            line, col = note.position(lit.start)
+            if line in lines:
+                out.append(f"{result.note_path(cov.note)}:{line}:{col}: uncovered: {lit.text} "
+                           "(new or changed text that no claim checks)")
+    return out
 
 
 MAX_WAIVED = 0.15  # waivers may take at most this share of a note's literals

@@ -22,6 +22,7 @@ from verifiers.holes import ResolveError, find
 from verifiers.notes import Literal, Note
 from verifiers.run import RunResult
 from verifiers.schema import Waiver
+from verifiers.verdicts import GIVEN
 
 __all__ = ["NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json"]
 
@@ -125,8 +126,18 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
 
 
 def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, int]]:
-    return [(note.offset(*x.start), note.offset(*x.end))
-            for v in result.verdicts if v.note == name for x in v.values]
+    """Spans a claim checks: its checked values, the inputs of a claim that checks
+    something, and values other claims use. A claim of inputs that nothing uses (a
+    scaffolded stub) checks nothing and covers nothing."""
+    used = {(u.claim_id, u.hole) for c in result.claims for u in c.uses.values()}
+    spans = []
+    for v in result.verdicts:
+        if v.note != name:
+            continue
+        checks = any(x.status != GIVEN for x in v.values)
+        spans.extend((note.offset(*x.start), note.offset(*x.end)) for x in v.values
+                     if checks or (v.id, x.name.split("[")[0]) in used)
+    return spans
 
 
 def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:

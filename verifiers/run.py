@@ -9,8 +9,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifiers.engine import Engine
+
+if TYPE_CHECKING:
+    from verifiers.changes import Changes
 from verifiers.notes import Note, NoteError, read_note
 from verifiers.schema import Claim, LoadProblem, Waiver, load_claim_file
 from verifiers.verdicts import ERROR, Verdict
@@ -30,6 +34,8 @@ class RunResult:
     notes_dir: Path
     claims_dir: Path
     waivers: list[Waiver] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    changes: Changes | None = None  # with --changed-since: the lines the diff touches
 
     def note_path(self, note: str) -> str:
         return display_path(self.notes_dir / note)
@@ -93,19 +99,31 @@ def load_claims(claims_dir: Path, known_notes: set[str],
 
 
 def run(
-    notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None
+    notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None,
+    changed_since: str | None = None,
 ) -> RunResult:
-    """Evaluate every (selected) claim; file-level problems become ``error`` verdicts."""
+    """Evaluate every (selected) claim; file-level problems become ``error`` verdicts.
+
+    With ``changed_since`` (a git revision) only the claims the diff touches run.
+    """
     notes = load_notes(notes_dir)
     waivers: list[Waiver] = []
     claims, problems = load_claims(claims_dir, set(notes), waivers)
+    changes = None
+    if changed_since is not None:
+        from verifiers.changes import changed_claims, changes_since
+
+        changes = changes_since(changed_since, notes_dir)
+        touched = changed_claims(claims, notes, notes_dir, changes)
+        keep = select
+        select = touched if keep is None else (lambda c: keep(c) and touched(c))
     engine = Engine(notes, claims)
     verdicts = [problem_verdict(p) for p in problems if select is None or select_file(select, p)]
     for claim in claims:
         if select is None or select(claim):
             verdicts.append(engine.verdict(claim.id))
     verdicts.sort(key=lambda v: (v.file, v.line))
-    return RunResult(verdicts, notes, notes_dir, claims_dir, waivers)
+    return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
 
 
 def select_file(select: Callable[[Claim], bool], problem: LoadProblem) -> bool:
