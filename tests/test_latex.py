@@ -464,8 +464,10 @@ def test_diag_and_bold_one() -> None:
     # lesson1 :188 / :351 \mathrm{diag}(p); :41 the all-ones \mathbf 1
     same("\\mathrm{diag}(p)", Function("diag")(p))
     same("\\operatorname{diag}(p)", Function("diag")(p))
-    with pytest.raises(LatexError):  # :188 an entry of diag(p) is not read
-        parse_latex("\\mathrm{diag}(p)_{ij}")
+    # :188 an entry of diag(p) is entry(diag(p), i, j) (evaluated by verifiers.indices)
+    same("\\mathrm{diag}(p)_{ij}", Function("entry")(Function("diag")(p), i, j))
+    with pytest.raises(LatexError):  # an entry of another call is not read
+        parse_latex("\\mathrm{softmax}(p)_{ij}")
     same("\\mathbf 1", R("1bold"))
     same("\\mathbf{1}^{\\top} x", transpose(M("1bold")) * M("x"), matrices={"1bold", "x"})
 
@@ -687,3 +689,191 @@ def test_no_string_evaluation_anywhere() -> None:
         if isinstance(node, ast.ImportFrom | ast.Import):
             names = [getattr(node, "module", None) or ""] + [a.name for a in node.names]
             assert not any("parsing" in n for n in names), names
+
+
+# ----------------------------------------------------------------------------- limits, intervals
+
+
+def test_lim_points_one_sided_two_sided_and_infinite() -> None:
+    from verifiers.latex import parse_limit_point
+
+    T, z1, z2 = R("T"), R("z_1"), R("z_2")  # noqa: N806
+    same("\\lim_{T \\to 0^{+}} e^{- 1 / T}", sympy.Limit(exp(-1 / T), T, 0, "+"))
+    same("\\lim_{T \\to 0^+} e^{- 1 / T}", sympy.Limit(exp(-1 / T), T, 0, "+"))
+    same("\\lim_{x \\to 0^{-}} \\frac{1}{x}", sympy.Limit(1 / x, x, 0, "-"))
+    same("\\lim_{x \\to 1} \\frac{x^{2} - 1}{x - 1}", sympy.Limit((x**2 - 1) / (x - 1), x, 1, "+-"))
+    same("\\lim_{T \\to \\infty} \\frac{z_{1} - z_{2}}{T}", sympy.Limit((z1 - z2) / T, T, sympy.oo))
+    same("\\lim_{x \\to -\\infty} e^{x}", sympy.Limit(exp(x), x, -sympy.oo))
+    # the body is the product that follows, as for \sum: 2 lim x + 1 is (2 lim x) + 1
+    same("2 \\lim_{x \\to 0^{-}} x + 1", 2 * sympy.Limit(x, x, 0, "-") + 1)
+    # planted: the side of the approach is part of the formula
+    assert canonical(parse_latex("\\lim_{x \\to 0^{+}} \\frac{1}{x}")) != canonical(
+        parse_latex("\\lim_{x \\to 0^{-}} \\frac{1}{x}"))
+    with pytest.raises(LatexError, match="\\\\to"):
+        parse_latex("\\lim_{x = 0} x")
+    with pytest.raises(LatexError, match="infinity"):
+        parse_latex("\\lim_{x \\to \\infty^{+}} x")
+    # the point of a relation 'T \to 0^+' (lesson1 :171), read by the claim checker
+    assert parse_limit_point("0^+") == ("0", "+")
+    assert parse_limit_point("0^{-}") == ("0", "-")
+    assert parse_limit_point("\\infty") == ("\\infty", "-")
+    assert parse_limit_point("-\\infty") == ("-\\infty", "+")
+    assert parse_limit_point("1") == ("1", "+-")
+
+
+def test_membership_of_an_interval_is_a_relation() -> None:
+    from verifiers.latex import parse_interval
+
+    # lesson1 :224 says each component of p - y lies in [-1, 1]
+    assert split_chains("p_{j} - y_{j} \\in [-1, 1]") == [["p_{j} - y_{j}", "\\in", "[-1, 1]"]]
+    assert parse_interval("[-1, 1]") == ("-1", "1", True, True)
+    assert parse_interval("(0,1]") == ("0", "1", False, True)  # lesson1 :160
+    # set membership stays unread (architecture :392): only an interval is a relation
+    assert split_chains("x_{i} \\in R^{512}") == [["x_{i} \\in R^{512}"]]
+    with pytest.raises(LatexError):
+        parse_interval("[0, 1, 2]")
+
+
+# ----------------------------------------------------------------------------- plain text
+
+
+def test_plain_text_pe_formula_matrix_by_matrix() -> None:
+    # matrix-by-matrix :52, plain text: sin( declared, pos and d_model declared names,
+    # ^(...) a plain-text exponent group
+    src = "sin(pos / 10000^(2i/d_model))"
+    pos, d_model = R("pos"), R("d_model")
+    names = {"pos": pos, "d_model": d_model}
+    same(src, sympy.sin(pos / 10000 ** (2 * i / d_model)), functions=("sin",), symbols=names)
+    # undeclared, sin( is refused, never read as s·i·n
+    with pytest.raises(LatexError, match="without a backslash"):
+        parse_latex(src)
+    # undeclared, d_model is LaTeX's d_{m} o d e l: another formula
+    assert canonical(parse_latex(src, names, functions=("sin",))) != canonical(
+        parse_latex(src, {"pos": pos}, functions=("sin",)))
+    # planted: a dropped factor 2 in the exponent is another formula
+    assert canonical(parse_latex(src, names, functions=("sin",))) != canonical(
+        parse_latex("sin(pos / 10000^(i/d_model))", names, functions=("sin",)))
+    # :66 the printed line, its exponent 2 and its argument 0.0001
+    same("sin(1 / 10000^2)", sympy.sin(1 / sympy.Integer(10000) ** 2), functions=("sin",))
+    same("cos(0.0001)", sympy.cos(sympy.Float("0.0001")), functions=("cos",))
+    same("PE(1, 2)", Function("PE")(1, 2), functions=("PE",))
+
+
+def test_unicode_square_root_matrix_by_matrix() -> None:
+    # matrix-by-matrix :208 and :215
+    same("√d_k", sympy.sqrt(R("d_k")))
+    same("√3", sympy.sqrt(3))
+    same("√64", sympy.Integer(8))  # the whole number, not √6 · 4
+    assert canonical(parse_latex("√64")) != canonical(parse_latex("\\sqrt64"))  # LaTeX: √6·4
+    same("√(x + 1)", sympy.sqrt(x + 1))
+    same("\\frac{1}{√d_k}", 1 / sympy.sqrt(R("d_k")))
+
+
+# ------------------------------------------------------ lesson1 primes, entries, \bar L(θ)
+
+
+def test_primes_read_as_prime_and_round_trip() -> None:
+    prime = Function("prime")
+    u, v = R("u"), R("v")
+    # lesson1 :145 (e^x)' = e^x and :182 the quotient rule (u/v)' = (u'v - uv')/v^2
+    same("(e^x)'", prime(exp(x)))
+    same("(u/v)'", prime(u / v), functions=["u", "v"])
+    same("(u'v-uv')/v^2", (prime(u) * v - u * prime(v)) / v**2, functions=["u", "v"])
+    # planted: a dropped prime (u v' read as u v) or a moved one is another formula
+    assert canonical(parse_latex("(u'v-uv')/v^2")) != canonical(parse_latex("(uv-u'v)/v^2"))
+    assert canonical(parse_latex("(u'v-uv')/v^2")) != canonical(parse_latex("(u'v-u'v)/v^2"))
+    with pytest.raises(LatexError):  # a superscript prime is still not read
+        parse_latex("f^{'} (w)")
+
+
+def test_entries_of_products_and_of_diag() -> None:
+    entry, transpose, diag = Function("entry"), Function("transpose"), Function("diag")
+    X, G, A = M("X"), M("G"), M("A")  # noqa: N806
+    # lesson1 :262 (X^T G)_{kl}, :188 (p p^T)_{ij} and diag(p)_{ij}, :25 (A^T)_{ij}
+    l_ = R("l")
+    same("(X^\\top G)_{kl}", entry(transpose(X) * G, k, l_), matrices={"X", "G"})
+    same("(pp^\\top)_{ij}", entry(M("p") * transpose(M("p")), i, j), matrices={"p"})
+    same("(A^\\top)_{ij}", entry(transpose(A), i, j), matrices={"A"})
+    # planted: the other order is another entry once the names are matrices
+    assert canonical(parse_latex("(X^\\top G)_{kl}", matrices={"X", "G"})) != canonical(
+        parse_latex("(G X^\\top)_{kl}", matrices={"X", "G"}))
+    same("\\mathrm{diag}(p)_{ij}", entry(diag(p), i, j))
+    with pytest.raises(LatexError):  # a subscript on a number is not an entry
+        parse_latex("(2)_{ij}")
+
+
+def test_a_barred_function_prints_back_as_written() -> None:
+    # lesson1 :266 \bar L(\theta - \eta \nabla): printed \bar{L}(..), not \operatorname{Lbar}
+    src = "\\bar L(\\theta-\\eta\\nabla)"
+    got = parse_latex(src, functions=["Lbar"])
+    assert canonical(got) == Function("Lbar")(R("theta") - R("eta") * R("nabla"))
+    assert to_latex_text(got).startswith("\\bar{L}")
+    assert round_trip_ok(src, got, functions=["Lbar"])
+
+
+def test_subscripted_functions_rows_of_their_values_and_conditionals() -> None:
+    entry, given = Function("entry"), Function("given")
+    F, p_ = Function("F_theta"), Function("p_theta")  # noqa: N806
+    X, t1, t2, t3 = R("X"), R("t_1"), R("t_2"), R("t_3")
+    # architecture-and-training :1678 h_{5} = F_{θ} (X)_{5}: row 5 of F_θ(X)
+    same("F_{θ} (X)_{5}", entry(F(X), 5), functions=["F_theta"])
+    # undeclared, it stays the product the reader always made of it (F_θ times X_5)
+    assert canonical(parse_latex("F_{θ} (X)_{5}")) == R("F_theta") * R("X_5")
+    # planted: another row is another formula
+    assert canonical(parse_latex("F_{θ} (X)_{4}", functions=["F_theta"])) != entry(F(X), 5)
+    # :2331 p_{θ} (t_{i + 1} ∣ t_{\leq i}), written out: the bar of a conditional
+    same("p_{θ} (t_{3} ∣ t_{1}, t_{2})", given(p_(t3), t1, t2), functions=["p_theta"])
+    same("p_{θ} (t_{2}, t_{3} ∣ t_{1})", given(p_(t2, t3), t1), functions=["p_theta"])
+    # planted: which side of the bar an argument is on matters
+    assert canonical(parse_latex("p_{θ} (t_{1} ∣ t_{2}, t_{3})", functions=["p_theta"])) != \
+        given(p_(t3), t1, t2)
+    with pytest.raises(LatexError):  # :1682 P (t_{6} ∣ X) with P not a function
+        parse_latex("P (t_{6} ∣ X)")
+
+
+def test_linear_combinations_of_tuples_are_vectors() -> None:
+    vec = Function("vec")
+    # architecture-and-training :350 0.665 (2, 0) + 0.245 (0, 2) + 0.090 (0, 0)
+    same("0.665 (2, 0) + 0.245 (0, 2) + 0.090 (0, 0)",
+         sympy.Float("0.665") * vec(2, 0) + sympy.Float("0.245") * vec(0, 2)
+         + sympy.Float("0.090") * vec(0, 0))
+    same("(1.33, 0.49)", sympy.Tuple(sympy.Float("1.33"), sympy.Float("0.49")))
+    # planted: a dropped component is another formula
+    assert canonical(parse_latex("0.665 (2) + 0.245 (0, 2)")) != canonical(
+        parse_latex("0.665 (2, 0) + 0.245 (0, 2)"))
+    with pytest.raises(LatexError, match="tuple"):  # a power of a tuple is not read
+        parse_latex("(1, 2)^{2}")
+
+
+def test_the_derivative_of_a_declared_function() -> None:
+    # architecture-and-training :2894 \bar{B} = \bar{C} ⊙ σ^{'} (B): σ' is its own function
+    mats = {"B", "Cbar"}
+    same("\\bar{C} ⊙ σ^{'} (B)", hadamard(M("Cbar"), Function("sigma'")(M("B"))),
+         functions=["sigma"], matrices=mats)
+    same("σ^{\\prime} (B)", Function("sigma'")(M("B")), functions=["sigma"], matrices=mats)
+    # planted: without the mark it is σ itself, another formula
+    assert canonical(parse_latex("σ (B)", functions=["sigma"], matrices=mats)) != \
+        Function("sigma'")(M("B"))
+    with pytest.raises(LatexError):  # a prime on an undeclared name is not guessed
+        parse_latex("f^{'} (x)")
+
+
+def test_matrices_written_out_in_a_matrix_claim() -> None:
+    matrix = Function("matrix", commutative=False)
+    theta = R("theta")
+    rot = matrix(sympy.Tuple(sympy.Tuple(sympy.cos(theta), -sympy.sin(theta)),
+                             sympy.Tuple(sympy.sin(theta), sympy.cos(theta))))
+    src = "[\\begin{matrix} \\cos θ & - \\sin θ \\\\ \\sin θ & \\cos θ \\end{matrix}]"
+    same(src, rot, matrices={"q"})
+    # a product keeps its order: [..] E is not E [..]
+    one_hot = "[\\begin{matrix} 1 & 0 \\\\ 0 & 1 \\end{matrix}]"
+    left = parse_latex(one_hot + " E", matrices={"E"})
+    right = parse_latex("E " + one_hot, matrices={"E"})
+    assert canonical(left) != canonical(right)
+    assert round_trip_ok(one_hot + " E", left, matrices={"E"})
+    # planted: another entry is another matrix
+    assert canonical(parse_latex(src.replace("- \\sin", "\\sin"), matrices={"q"})) != rot
+    with pytest.raises(LatexError):  # outside a matrix claim, as before
+        parse_latex(src)
+    with pytest.raises(LatexError, match="different lengths"):
+        parse_latex("[\\begin{matrix} 1 & 0 \\\\ 1 \\end{matrix}]", matrices={"q"})

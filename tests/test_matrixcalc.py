@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from verifiers.matrixcalc import MatrixError, MatrixInstance, ShapeError, bar_name, compare, unbar
+from verifiers.matrixcalc import (
+    EntryDefinition,
+    MatrixError,
+    MatrixInstance,
+    ShapeError,
+    bar_name,
+    compare,
+    compare_entries,
+    unbar,
+)
 
 T = sympy.Function("transpose")
 H = sympy.Function("hadamard")
@@ -114,3 +123,120 @@ def test_bias_rows_broadcast_and_bad_shapes_are_errors():
         inst.instantiate(h * b)
     with pytest.raises(MatrixError, match="no size"):
         inst.instantiate(nc("K")[0])
+
+
+# ------------------------------------------------------------------- entries, definitions, more
+
+S_, A_ = nc("S", "A")
+SM = sympy.Function("softmax")
+
+
+def entry(name: str) -> sympy.Symbol:
+    """An entry as the reader names it outside a sum: {\\bar{S}}_{i j} -> Sbar_ij."""
+    return sympy.Symbol(name, real=True)
+
+
+def idx(base: str, *indices: str) -> sympy.Indexed:
+    """An entry as the reader builds it inside a sum: a_{i r} -> a[i, r]."""
+    return sympy.Indexed(sympy.IndexedBase(sympy.Symbol(base, real=True)),
+                         *(sympy.Symbol(s, real=True) for s in indices))
+
+
+def softmax_rule(sign: int = -1, one: int = 0):
+    """15.3: S̄_ij = a_ij (Ā_ij - Σ_r a_ir Ā_ir), the sign and a stray 1 plantable."""
+    i_, j_, r_ = (sympy.Symbol(s, real=True) for s in "ijr")
+    total = sympy.Sum(idx("a", "i", "r") * idx("Abar", "i", "r"),
+                      (r_, 1, sympy.Function("card")(sympy.Symbol("J_i"))))
+    del i_, j_
+    return entry("a_ij") * (one + entry("Abar_ij") + sign * total)
+
+
+def entry_rule_holds(lhs, rhs) -> bool:
+    inst = MatrixInstance({"S": (2, 3)}, {"A": SM(S_)}, upstream="A")
+    order = inst.free_indices(lhs, rhs)
+    return compare(inst.instantiate_indexed(lhs, order), inst.instantiate_indexed(rhs, order))[0]
+
+
+def test_the_softmax_score_rule_entry_by_entry():
+    """15.3's S̄_ij on A = softmax of each row of S (2×3): every (i, j), the sum over r."""
+    assert entry_rule_holds(entry("Sbar_ij"), softmax_rule())
+    assert not entry_rule_holds(entry("Sbar_ij"), softmax_rule(sign=+1))  # planted sign
+    assert not entry_rule_holds(entry("Sbar_ij"), softmax_rule(one=1))  # a_ij (1 + ...)
+    inst = MatrixInstance({"S": (2, 3)}, {"A": SM(S_)}, upstream="A")
+    assert inst.free_indices(entry("Sbar_ij"), softmax_rule()) == [("i", 2), ("j", 3)]
+
+
+def test_entry_indices_must_fit_and_names_win():
+    h, U = nc("h", "U")
+    inst = MatrixInstance({"h": (1, 3), "U": (3, 4), "q_i": (2, 1)}, {}, upstream=None)
+    with pytest.raises(ShapeError, match="index j runs over 4 and 3"):
+        inst.free_indices(entry("U_rj"), entry("h_j"))
+    # a declared q_i is the vector, not entry i of some q
+    assert inst.free_indices(nc("q_i")[0]) == []
+    # digits are fixed indices (1-based): E_21 is row 2, column 1
+    inst = MatrixInstance({"E": (3, 2)}, {}, upstream=None)
+    assert inst.instantiate(entry("E_21")) == inst.value("E")[1, 0]
+    with pytest.raises(ShapeError, match="out of range"):
+        inst.instantiate(entry("E_41"))
+
+
+def test_scalar_and_entry_definitions_broadcast_and_mean():
+    """15.5 LayerNorm on d = 3: x̄ = (u - mean(u) - x̂ mean(u ⊙ x̂)) / s, by differentiation."""
+    x_, u_, xhat, g = nc("x", "u", "xhat", "g")
+    mu, v, s, d, eps = (sympy.Symbol(n, real=True) for n in ("mu", "v", "s", "d", "epsilon"))
+    r_ = sympy.Symbol("r", real=True)
+    mean = sympy.Function("mean")
+    defs = {
+        "d": sympy.Integer(3),
+        "mu": sympy.Sum(idx("x", "r"), (r_, 1, sympy.Symbol("N_sum"))) / d,
+        "v": sympy.Sum((idx("x", "r") - mu) ** 2, (r_, 1, sympy.Symbol("N_sum"))) / d,
+        "y": EntryDefinition(("r",), entry("gamma_r") * (entry("x_r") - mu)
+                             / sympy.sqrt(v + eps) + entry("beta_r")),
+        "s": sympy.sqrt(v + eps),
+        "xhat": (x_ - mu) / s,
+        "g": nc("ybar")[0],
+        "u": H(g, nc("gamma")[0]),
+    }
+    inst = MatrixInstance({"x": (1, 3), "gamma": (1, 3), "beta": (1, 3)}, defs, upstream="y")
+    xbar = inst.instantiate(nc("xbar")[0])
+    right = (u_ - mean(u_) - xhat * mean(H(u_, xhat))) / s
+    assert compare(xbar, inst.instantiate(right))[0]
+    wrong = (u_ - xhat * mean(H(u_, xhat))) / s  # planted: the mean(u) term dropped
+    assert not compare(xbar, inst.instantiate(wrong))[0]
+    assert inst.value("mu") == sum(inst.value("x")) / 3  # a scalar definition
+    with pytest.raises(ShapeError, match="a matrix plus a scalar"):  # only vectors broadcast
+        MatrixInstance({"X": (2, 2)}, {}, None).instantiate(X + mu)
+
+
+def test_jacobians_and_functions_given_by_a_matrix():
+    """15.7 J_y = I + J_F; 15.6 R_iᵀ R_j = R((j - i) ω) with R(θ) a rotation."""
+    x_, y_, Jy, JF, I_ = nc("x", "y", "J_y", "J_F", "I")
+    F = sympy.Function("F")
+    D = sympy.Derivative
+    inst = MatrixInstance({"x": (3, 1)}, {"y": x_ + F(x_), "J_y": D(y_, x_),
+                                          "J_F": D(F(x_), x_), "I": D(x_, x_)}, None)
+    assert compare(inst.instantiate(Jy), inst.instantiate(I_ + JF))[0]
+    assert not compare(inst.instantiate(Jy), inst.instantiate(I_ - JF))[0]  # planted sign
+    theta, i_, j_, w = (sympy.Symbol(n, real=True) for n in ("theta", "i", "j", "omega"))
+    matrix = sympy.Function("matrix", commutative=False)
+    rotation = matrix(sympy.Tuple(sympy.Tuple(sympy.cos(theta), -sympy.sin(theta)),
+                                  sympy.Tuple(sympy.sin(theta), sympy.cos(theta))))
+    R_ = sympy.Function("R")
+    Ri, Rj = nc("R_i", "R_j")
+    inst = MatrixInstance({"q": (2, 1)}, {"R_i": R_(i_ * w), "R_j": R_(j_ * w)}, None,
+                          functions={"R": ((theta,), rotation)})
+    lhs = inst.instantiate(mul(T(Ri), Rj))
+    assert compare_entries(lhs, inst.instantiate(R_((j_ - i_) * w)))[0] == "proved"
+    assert not compare(lhs, inst.instantiate(R_((i_ + j_) * w)))[0]  # planted: i + j
+
+
+def test_compare_entries_statuses():
+    a_, b_ = sympy.symbols("a b", positive=True)
+    one = sympy.Matrix([[a_ * b_ + a_]])
+    assert compare_entries(one, sympy.Matrix([[a_ * (b_ + 1)]]))[0] == "proved"
+    status, why = compare_entries(one, sympy.Matrix([[a_ * (b_ + 2)]]))
+    assert status == "failed" and "differ by" in why and "a=" in why
+    # exp(2t) = exp(t)^2: read as powers of one symbol, a proof
+    t = sympy.Symbol("t", real=True)
+    e2 = sympy.Matrix([[sympy.exp(2 * t)]])
+    assert compare_entries(e2, sympy.Matrix([[sympy.exp(t) ** 2]]))[0] == "proved"

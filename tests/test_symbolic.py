@@ -131,8 +131,13 @@ def test_moments_linearity_needs_no_independence_but_products_do() -> None:
     assert covariance(x, x + y, a) == 1
     # An unstated moment stays visible instead of being assumed Gaussian.
     assert variance(x**2, a) == sp.Symbol("E[X^4]", real=True) - 1
-    with pytest.raises(ValueError, match="not declared independent"):
-        expectation(x * y, Assumptions(zero_mean={"X", "Y"}))
+    # Without independence a product does not factor: E[XY] stays an unknown joint moment,
+    # so additivity of the variance keeps its covariance term.
+    dependent = Assumptions(zero_mean={"X", "Y"})
+    assert expectation(x * y, dependent) == sp.Symbol("E[X*Y]", real=True)
+    assert expectation(x + y, dependent) == 0  # linearity needs no independence
+    assert sp.expand(variance(x + y, dependent) - variance(x, dependent)
+                     - variance(y, dependent)) == 2 * sp.Symbol("E[X*Y]", real=True)
     assert var_of_sum(4) == 4
     assert var_of_sum(4, independent=False) == 16
 
@@ -340,3 +345,18 @@ def test_kronecker_identities_are_sampled_at_integer_indices() -> None:
     assert false.status == "failed"
     true = check_step(sp.KroneckerDelta(i, j) ** 2, sp.KroneckerDelta(i, j), "=", timeout=1.0)
     assert true.passed
+
+
+def test_check_cases_proves_every_case_and_names_the_failing_one() -> None:
+    from verifiers.symbolic import check_cases
+
+    p1, p2, p3 = sp.symbols("p_1 p_2 p_3", real=True)
+    probs = Assumptions(sum_to_one=("p_1", "p_2", "p_3"))
+    # lesson1 :188 on N = 3: p_i - p_i (p_1 + p_2 + p_3) = 0 for i = 1, 2, 3
+    pairs = [(p - p * (p1 + p2 + p3), sp.Integer(0)) for p in (p1, p2, p3)]
+    ok = check_cases(pairs, ["i=1", "i=2", "i=3"], "=", probs)
+    assert ok.status == "proved" and "each of the 3 cases" in ok.detail
+    # planted: a plus sign; the first case already fails, and is named
+    bad = check_cases([(p + p * (p1 + p2 + p3), sp.Integer(0)) for p in (p1, p2, p3)],
+                      ["i=1", "i=2", "i=3"], "=", probs)
+    assert bad.status == "failed" and bad.counterexample["case"] == "i=1"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.test_engine import check, project
 
 NOTE = """第 1 章：代数
@@ -232,3 +234,677 @@ def test_matrix_sizes_are_validated(tmp_path, capsys):
     claims = MATRIX_CLAIMS.replace("X: [2, 3], W_O", "X: [2, 30], W_O", 1)
     code, out, data = check(project(tmp_path, claims, MATRIX_NOTE), capsys)
     assert "[rows, columns], each 1 to 6" in out and code == 1
+
+
+# -- moments without independence, givens, families, continued displays -------------------
+
+MOMENT_NOTE = """第 4 章：方差
+4.4 定义
+线性：$E [X + Y] = E [X] + E [Y]$ 。
+可加：$Var (X + Y) = Var (X) + Var (Y)$ ：需要 $Cov (X, Y) = 0$ 。
+例如：E [X] = 2, E [Y] = 3
+那么：E [X + Y] = 5
+错的：E [X + Y] = 6
+必须：Var (X + Y) = E [(X + Y - 5)^{2}]
+4.5 求和
+那么：
+Var (X + Y) = E [(X + Y)^{2}]
+展开平方：
+= E [X^{2} + 2 X Y + Y^{2}]
+利用线性：
+= E [X^{2}] + 2 E [X Y] + E [Y^{2}]
+错的一行：
+= E [X^{2}] + E [Y^{2}]
+方差：Var (\\sum_{i = 1}^{n} X_{i}) = n
+方差错：Var (\\sum_{i = 1}^{n} X_{i}) = n^{2}
+点积：q \\cdot k = \\sum_{i = 1}^{64} q_{i} k_{i}
+缩放：SD (\\frac{q \\cdot k}{8}) = 1
+未缩放：SD (q \\cdot k) = 1
+"""
+
+MOMENT_CLAIMS = """note: n.txt
+claims:
+  - id: linear
+    kind: symbolic
+    text: 线性：$⟪F⟫$ 。
+  - id: additive-without-condition
+    kind: symbolic
+    text: 可加：$⟪F⟫$ ：需要
+  - id: additive-with-cov
+    kind: symbolic
+    text: 可加：$⟪F⟫$ ：需要 $⟪C⟫$ 。
+    define:
+      'Cov (X, Y)': C
+  - id: means-given
+    kind: symbolic
+    text: |
+      例如：⟪M⟫
+      那么：⟪S⟫
+    define:
+      E [X]: M
+      E [Y]: M
+  - id: means-given-wrong
+    kind: symbolic
+    text: |
+      例如：⟪M⟫
+      那么：E [X + Y] = 5
+      错的：⟪S⟫
+    define:
+      E [X]: M
+      E [Y]: M
+  - id: means-given-var
+    kind: symbolic
+    text: |
+      例如：⟪M⟫
+      那么：E [X + Y] = 5
+      错的：E [X + Y] = 6
+      必须：⟪W⟫
+    define:
+      E [X]: M
+      E [Y]: M
+  - id: continued
+    kind: symbolic
+    text: |
+      Var (X + Y) = ⟪A⟫
+      展开平方：
+      ⟪B⟫
+      利用线性：
+      ⟪C⟫
+      错的一行：
+  - id: continued-wrong
+    kind: symbolic
+    text: |
+      Var (X + Y) = ⟪A⟫
+      展开平方：
+      ⟪B⟫
+      利用线性：
+      ⟪C⟫
+      错的一行：
+      ⟪D⟫
+  - id: continued-skips-a-display
+    kind: symbolic
+    text: |
+      Var (X + Y) = ⟪A⟫
+      展开平方：
+      = E [X^{2} + 2 X Y + Y^{2}]
+      利用线性：
+      ⟪C⟫
+  - id: family
+    kind: symbolic
+    text: 方差：⟪F⟫
+    assume: {independent: [X_i], unit_variance: [X_i]}
+  - id: family-wrong
+    kind: symbolic
+    text: 方差错：⟪F⟫
+    assume: {independent: [X_i], unit_variance: [X_i]}
+  - id: family-dependent
+    kind: symbolic
+    text: 方差：⟪F⟫
+    assume: {unit_variance: [X_i]}
+  - id: dot
+    kind: symbolic
+    text: |
+      点积：⟪D⟫
+      缩放：⟪F⟫
+    define: {'q \\cdot k': D}
+    assume: {independent: [q_i, k_i], zero_mean: [q_i, k_i], unit_variance: [q_i, k_i]}
+  - id: dot-unscaled
+    kind: symbolic
+    text: |
+      点积：⟪D⟫
+      缩放：SD (\\frac{q \\cdot k}{8}) = 1
+      未缩放：⟪F⟫
+    define: {'q \\cdot k': D}
+    assume: {independent: [q_i, k_i], zero_mean: [q_i, k_i], unit_variance: [q_i, k_i]}
+"""
+
+
+def test_moments_need_only_what_the_note_states(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, MOMENT_CLAIMS, MOMENT_NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    status = {k: c["status"] for k, c in by_id.items()}
+    assert status == {
+        "linear": "verified",  # linearity: no assumption at all
+        "additive-without-condition": "discrepancy",  # the counterexample: Cov ≠ 0
+        "additive-with-cov": "verified",  # Cov (X, Y) = 0 is enough, no independence
+        "means-given": "verified", "means-given-wrong": "discrepancy",
+        "means-given-var": "verified",
+        "continued": "verified", "continued-wrong": "discrepancy",  # the 2 E [X Y] dropped
+        "continued-skips-a-display": "unparsed",  # `=` continues the display it follows
+        "family": "verified", "family-wrong": "discrepancy",
+        "family-dependent": "error",  # Var of a sum of dependent terms is not computed
+        "dot": "verified", "dot-unscaled": "discrepancy",  # SD (q·k) = 8, not 1
+    }, out
+    assert "E[X*Y]" in by_id["additive-without-condition"]["message"]
+    assert [v["name"] for v in by_id["continued"]["values"]] == ["B.step1", "C.step1"]
+    assert "E [(X + Y)^{2}] = E [X^{2} + 2 X Y + Y^{2}]" in by_id["continued"]["values"][0][
+        "printed"]
+    assert [(v["name"], v["status"]) for v in by_id["continued-wrong"]["values"]] == [
+        ("B.step1", "verified"), ("C.step1", "verified"), ("D.step1", "discrepancy")]
+
+
+# --------------------------------------------------------------- limits and intervals
+
+BOUNDS_NOTE = """1.1 极限
+单侧：\\lim_{T \\to 0^{+}} e^{- z_{2} / T} = 0
+错的极限：\\lim_{T \\to 0^{+}} e^{- z_{2} / T} = 1
+无穷一：\\lim_{T \\to \\infty} \\frac{z_{1} - z_{2}}{T} = 0
+无穷二：\\lim_{T \\to \\infty} e^{(z_{1} - z_{2}) / T} = 0
+1.2 区间
+梯度：p_{1} - y_{1} \\in [-1, 1]
+错的区间：p_{1} - y_{1} \\in [0, 1]
+符号一：p_{1} - y_{1} \\le 1
+符号二：x^{2} \\ge x
+开区间：e^{x} \\in (0, 1]
+"""
+
+BOUNDS_CLAIMS = """note: n.txt
+claims:
+  - id: lim
+    kind: symbolic
+    text: 单侧：⟪F⟫
+    assume: {positive: [z_2]}
+  - id: lim-wrong
+    kind: symbolic
+    text: 错的极限：⟪F⟫
+    assume: {positive: [z_2]}
+  - id: lim-inf
+    kind: symbolic
+    text: 无穷一：⟪F⟫
+  - id: lim-inf-wrong
+    kind: symbolic
+    text: 无穷二：⟪F⟫
+  - id: in
+    kind: symbolic
+    text: 梯度：⟪F⟫
+    assume: {sum_to_one: [p_2, p_1], one_hot: [y_1, y_2]}
+  - id: in-wrong
+    kind: symbolic
+    text: 错的区间：⟪F⟫
+    assume: {sum_to_one: [p_2, p_1], one_hot: [y_1, y_2]}
+  - id: le
+    kind: symbolic
+    text: 符号一：⟪F⟫
+    assume: {sum_to_one: [p_2, p_1], one_hot: [y_1, y_2]}
+  - id: ge-wrong
+    kind: symbolic
+    text: 符号二：⟪F⟫
+  - id: open-wrong
+    kind: symbolic
+    text: 开区间：⟪F⟫
+"""
+
+
+def test_limits_and_intervals(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, BOUNDS_CLAIMS, BOUNDS_NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    status = {k: c["status"] for k, c in by_id.items()}
+    assert status == {
+        "lim": "verified", "lim-wrong": "discrepancy",  # planted: e^{-x/T} -> 1
+        "lim-inf": "verified", "lim-inf-wrong": "discrepancy",  # planted: e^0 = 1, not 0
+        "in": "verified", "in-wrong": "discrepancy",  # planted: [0, 1] misses p_y - 1 < 0
+        "le": "verified", "ge-wrong": "discrepancy", "open-wrong": "discrepancy",
+    }, out
+    assert by_id["lim"]["values"][0]["expected"] == "proved"
+    assert by_id["in"]["values"][0]["expected"] in ("proved", "numeric evidence")
+    # a failure names the step, the end of the interval and a point where it fails
+    wrong = by_id["in-wrong"]["message"]
+    assert "lower end 0 <= p_1 - y_1" in wrong and "y_1=1" in wrong, wrong
+    assert "failed at x=" in by_id["ge-wrong"]["message"]
+    assert "upper end" in by_id["open-wrong"]["message"]
+    assert "the limit is 1" in by_id["lim-inf-wrong"]["message"], out
+    assert "the limit is 0" in by_id["lim-wrong"]["message"], out
+    # without z_2 > 0 the sign of -z_2/T is unknown and the limit is not 0: not proved
+    unsigned = BOUNDS_CLAIMS.replace("    text: 单侧：⟪F⟫\n    assume: {positive: [z_2]}\n",
+                                     "    text: 单侧：⟪F⟫\n")
+    code, out, data = check(project(tmp_path / "unsigned", unsigned, BOUNDS_NOTE), capsys)
+    assert next(c for c in data["claims"] if c["id"] == "lim")["status"] != "verified", out
+
+
+def test_a_lim_compares_with_a_side_without_a_limit(tmp_path, capsys):
+    note = "1.1 极限\n两边：\\lim_{x \\to 0^{+}} x = \\lim_{x \\to 0^{-}} x\n"
+    claims = "note: n.txt\nclaims:\n  - id: both\n    kind: symbolic\n    text: 两边：⟪F⟫\n"
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    assert data["claims"][0]["status"] == "error" and "other side has no limit" in out, out
+
+
+# --------------------------------------------------------------- plain-text formulas
+
+PE_NOTE = """第 1 章：输入
+1.4 位置编码
+PE(pos, 2i) = sin(pos / 10000^(2i/d_model))
+具体计算（d_model = 4，故 i = 0, 1）：
+PE(1, 0) = sin(1 / 10000^0) = sin(1) ≈ 0.8415
+--
+PE(1, 2) = sin(1 / 10000^2) = sin(0.0001)≈ 0.0001
+--
+PE(2, 2) = sin(2 / 10000^(1/2)) = sin(0.02)≈ 0.0200
+--
+PE(2, 1) = sin(2 / 10000^0) = sin(2) ≈ 0.9093
+第 3 章：分数
+3.2 缩放
+如果 d_k = 64，√d_k = 8
+"""
+
+PE_CLAIMS = """note: n.txt
+claims:
+  - id: pe
+    kind: symbolic
+    section: "1.4"
+    text: |
+      ⟪F⟫
+      具体计算（⟪D⟫，故 i = 0, 1）：
+      ⟪P10⟫
+      --
+      ⟪P12⟫
+      --
+      ⟪P22⟫
+      --
+      ⟪P21⟫
+    define: {PE: F, d_model: D}
+    functions: [sin]
+    assume: {integer: [pos, i]}
+  - id: sqrt
+    kind: symbolic
+    text: 如果 ⟪D⟫，⟪F⟫
+    define: {d_k: D}
+"""
+
+
+def test_the_plain_text_pe_formula_is_applied_line_by_line(tmp_path, capsys):
+    # matrix-by-matrix 1.4: the formula (plain text) defines PE(pos, 2i); each printed line
+    # is checked against it. :66 uses 10000^2 for i = 1 (the formula gives 10000^0.5) and
+    # writes 1/10000^2 as 0.0001; the corrected line passes; PE(2, 1) is an odd dimension,
+    # which the sin formula does not define (2i = 1 has no integer i).
+    code, out, data = check(project(tmp_path, PE_CLAIMS, PE_NOTE), capsys)
+    pe = next(c for c in data["claims"] if c["id"] == "pe")
+    steps = {v["name"]: (v["status"], v["expected"]) for v in pe["values"]}
+    assert steps["P10.step1"] == ("verified", "proved")
+    assert steps["P10.step3"] == ("verified", "numeric evidence")
+    assert steps["P12.step1"] == ("discrepancy", "failed")  # the exponent: 2 instead of 0.5
+    assert steps["P12.step2"] == ("discrepancy", "failed")  # 1/10000^2 is not 0.0001
+    assert steps["P12.step3"] == ("verified", "numeric evidence")
+    assert all(steps[f"P22.step{k}"][0] == "verified" for k in (1, 2, 3)), steps
+    assert steps["P21.step1"][0] != "verified"  # PE(2, 1) stays undefined: never a pass
+    assert next(c for c in data["claims"] if c["id"] == "sqrt")["status"] == "verified", out
+    # planted: with d_k = 49, √d_k is 7, not 8
+    note = PE_NOTE.replace("d_k = 64", "d_k = 49")
+    code, out, data = check(project(tmp_path / "49", PE_CLAIMS, note), capsys)
+    sqrt = next(c for c in data["claims"] if c["id"] == "sqrt")
+    assert sqrt["status"] == "discrepancy" and "step 1" in sqrt["message"], out
+
+
+VARIANCE_NOTE = """第 3 章：分数
+3.2 缩放
+除以 √d_k 后：
+- 点积方差归一化为 1
+除以 d_k 后：
+- 点积方差归一化为 1
+"""
+
+VARIANCE_CLAIMS = """note: n.txt
+claims:
+  - id: scaled
+    kind: symbolic
+    text: |
+      除以 √d_k 后：
+      - ⟪V⟫为 1
+    assume: {positive: [d_k], independent: [q_i, k_i], zero_mean: [q_i, k_i],
+             unit_variance: [q_i, k_i]}
+    restate:
+      V: {as: 'Var (\\frac{1}{\\sqrt{d_{k}}} \\sum_{i = 1}^{d_{k}} q_{i} k_{i}) = 1',
+          reason: 'in words'}
+  - id: scaled-by-dk
+    kind: symbolic
+    text: |
+      除以 d_k 后：
+      - ⟪V⟫为 1
+    assume: {positive: [d_k], independent: [q_i, k_i], zero_mean: [q_i, k_i],
+             unit_variance: [q_i, k_i]}
+    restate:
+      V: {as: 'Var (\\frac{1}{d_{k}} \\sum_{i = 1}^{d_{k}} q_{i} k_{i}) = 1',
+          reason: 'in words'}
+"""
+
+
+def test_why_divide_by_the_square_root(tmp_path, capsys):
+    # matrix-by-matrix 3.2: Var(q·k / √d_k) = 1 for d_k independent standard-normal pairs;
+    # planted: dividing by d_k (a missing square root) leaves 1/d_k, not 1
+    code, out, data = check(project(tmp_path, VARIANCE_CLAIMS, VARIANCE_NOTE), capsys)
+    status = {c["id"]: c["status"] for c in data["claims"]}
+    assert status == {"scaled": "verified", "scaled-by-dk": "discrepancy"}, out
+
+
+# ------------------------------------------ lesson1: indices, shapes, limits, primes, Taylor
+# Each line is the note's real line (lesson1 §0-§7) under a "对" prefix, and a planted error
+# under a "错" prefix: a swapped index, a wrong sign, a wrong transpose, a missing square.
+
+LESSON1_LINES = {
+    # name: (correct line, planted line, claim text with {p} for the prefix, extra YAML)
+    "row-sum": (  # §5 :188, Σ p = 1 used inside an unbounded sum
+        "$\\sum_jp_i(\\delta_{ij}-p_j)=p_i-p_i\\sum_jp_j=0$",
+        "$\\sum_jp_i(\\delta_{ij}-p_j)=p_i+p_i\\sum_jp_j=0$",
+        "{p}：$⟪F⟫$", "assume: {integer: [i, j], sum_to_one: [p_1, p_2, p_3]}"),
+    "one-hot": (  # §6 :213 step (4)
+        "$\\sum_i\\mathbf y_i\\delta_{ij}=\\mathbf y_j$",
+        "$\\sum_i\\mathbf y_i\\delta_{ij}=\\mathbf y_i$",
+        "{p}：$⟪F⟫$", "assume: {integer: [i, j], one_hot: [ybold_1, ybold_2, ybold_3]}"),
+    "entry-derivative": (  # §7 :246 (a): a derivative by an entry, the bound k vs the free k
+        "$z_j=\\sum_kx_k(W_U)_{kj}$，所以 $\\dfrac{\\partial z_j}{\\partial(W_U)_{kl}}=x_k\\,"
+        "\\delta_{jl}$。",
+        "$z_j=\\sum_kx_k(W_U)_{kj}$，所以 $\\dfrac{\\partial z_j}{\\partial(W_U)_{kl}}=x_l\\,"
+        "\\delta_{jk}$。",
+        "{p}：$⟪Z⟫$，所以 $⟪D⟫$。", "define: {z_j: Z}\n    assume: {integer: [j, k, l]}"),
+    "orthogonal": (  # §2 :79 with :92's components and the hypothesis i ≠ j
+        "对任意 $i\\ne j$，$e_i\\cdot e_j=\\sum_k\\delta_{ik}\\delta_{jk}=0$，而且 "
+        "$\\lVert e_i-e_j\\rVert=\\sqrt2$，$(e_i)_m=\\delta_{im}$。",
+        "对任意 $i\\ne j$，$e_i\\cdot e_j=\\sum_k\\delta_{ik}\\delta_{jk}=0$，而且 "
+        "$\\lVert e_i-e_j\\rVert=2$，$(e_i)_m=\\delta_{im}$。",
+        "{p}：对任意 $⟪C⟫$，$⟪D⟫$，而且 $⟪N⟫$，$⟪O⟫$。",
+        "define: {i: C, e_i: O}\n    assume: {integer: [i, j, k, m]}"),
+    "lookup": (  # §2 :95, a one-hot row picks a row (planted: a column)
+        "$(e_i)_m=\\delta_{im}$，所以 $e_i^\\top E=E_{i,:}$。",
+        "$(e_i)_m=\\delta_{im}$，所以 $e_i^\\top E=E_{:,i}$。",
+        "{p}：$⟪O⟫$，所以 $⟪F⟫$。", "define: {e_i: O}\n    assume: {integer: [i, m]}"),
+    "outer": (  # §5 :188 (planted: p^T p, a number, has no entry (1, 2))
+        "$(pp^\\top)_{ij}=p_ip_j$", "$(p^\\top p)_{ij}=p_ip_j$",
+        "{p}：$⟪F⟫$", "assume: {integer: [i, j]}"),
+    "batch": (  # §7 :262 (planted: X without its transpose)
+        "$(X^\\top G)_{kl}=\\sum_bX_{bk}G_{bl}$", "$(X^\\top G)_{kl}=\\sum_bX_{kb}G_{bl}$",
+        "{p}：$⟪F⟫$", "assume: {integer: [b, k, l]}"),
+    "shape": (  # §7 :248 (planted: inner sizes that do not fit)
+        "$(d\\times1)(1\\times V)=d\\times V$", "$(d\\times1)(V\\times1)=d\\times V$",
+        "{p}：$⟪F⟫$", ""),
+    "limit": (  # §5 :171, T → 0⁺ with z_j - z_k < 0 (planted: the wrong limits)
+        "$T\\to0^+$，$z_j-z_k\\lt0$，于是 $(z_j-z_k)/T\\to-\\infty$，$e^{(z_j-z_k)/T}\\to0$",
+        "$T\\to0^+$，$z_j-z_k\\lt0$，于是 $(z_j-z_k)/T\\to+\\infty$，$e^{(z_j-z_k)/T}\\to1$",
+        "{p}：$⟪V⟫$，$⟪H⟫$，于是 $⟪A⟫$，$⟪B⟫$", "define: {T: V, z_j: H}"),
+    "quotient": (  # §5 :182, primes (planted: a dropped minus sign)
+        "$(u/v)'=(u'v-uv')/v^2$", "$(u/v)'=(u'v+uv')/v^2$",
+        "{p}：$⟪F⟫$", "functions: [u, v]"),
+    "taylor": (  # §7 :266, first order in η (planted: a wrong sign)
+        "$\\bar L(\\theta-\\eta\\nabla)\\approx\\bar L(\\theta)-\\eta\\lVert\\nabla\\rVert^2$，"
+        "其中 $\\nabla=\\partial\\bar L/\\partial\\theta$。只要 $\\eta$ 足够小",
+        "$\\bar L(\\theta-\\eta\\nabla)\\approx\\bar L(\\theta)+\\eta\\lVert\\nabla\\rVert^2$，"
+        "其中 $\\nabla=\\partial\\bar L/\\partial\\theta$。只要 $\\eta$ 足够小",
+        "{p}：$⟪F⟫$，其中 $⟪N⟫$。只要 $⟪S⟫$ 足够小",
+        "define: {nabla: N, eta: S}\n    functions: [Lbar]"),
+}
+
+
+def lesson1_project(tmp_path, names, drop: str = ""):
+    note, claims = [], ["note: n.txt", "claims:"]
+    for name in names:
+        good, bad, text, extra = LESSON1_LINES[name]
+        for prefix, line in ((f"{name}-ok", good), (f"{name}-bad", bad)):
+            note.append(f"{prefix}：{line}")
+            claims += [f"  - id: {prefix}", "    kind: symbolic",
+                       f"    text: |\n      {text.format(p=prefix)}"]
+            if extra:
+                claims.append("    " + extra.replace(drop, "") if drop else "    " + extra)
+    return project(tmp_path, "\n".join(claims) + "\n", "\n".join(note) + "\n")
+
+
+def test_lesson1_new_kinds_of_steps_pass_and_planted_errors_fail(tmp_path, capsys):
+    code, out, data = check(lesson1_project(tmp_path, LESSON1_LINES), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    for name in LESSON1_LINES:
+        ok, bad = by_id[f"{name}-ok"], by_id[f"{name}-bad"]
+        assert ok["status"] == "verified", (name, ok["message"])
+        assert all(v["expected"] == "proved" for v in ok["values"]), (name, ok["values"])
+        assert bad["status"] == "discrepancy", (name, bad["message"])
+    # failures name the index case or the point where the sides differ
+    assert "case i=1, j=1" in by_id["one-hot-bad"]["message"] or "case" in by_id[
+        "one-hot-bad"]["message"]
+    assert "inner sizes 1 and V differ" in by_id["shape-bad"]["message"]
+    assert "does not exist" in by_id["outer-bad"]["message"]
+    assert "u'=" in by_id["quotient-bad"]["message"]
+    assert "on N = 3, in each of the 27 index cases" in by_id["entry-derivative-ok"][
+        "values"][0]["message"]
+
+
+def test_the_hypothesis_i_ne_j_is_needed(tmp_path, capsys):
+    # without "i \ne j" the case i = j is checked too, where e_i·e_i = 1 and ‖e_i - e_i‖ = 0
+    root = lesson1_project(tmp_path, ["orthogonal"], drop="i: C, ")
+    claims = (root / "claims" / "n" / "c.yaml").read_text(encoding="utf-8")
+    (root / "claims" / "n" / "c.yaml").write_text(
+        claims.replace("对任意 $⟪C⟫$", "对任意 $i\\ne j$"), encoding="utf-8")
+    code, out, data = check(root, capsys)
+    ok = next(c for c in data["claims"] if c["id"] == "orthogonal-ok")
+    assert ok["status"] == "discrepancy" and "i=1, j=1" in ok["message"], ok["message"]
+
+
+def test_a_limit_needs_its_variable(tmp_path, capsys):
+    root = lesson1_project(tmp_path, ["limit"], drop="T: V, ")
+    claims = (root / "claims" / "n" / "c.yaml").read_text(encoding="utf-8")
+    (root / "claims" / "n" / "c.yaml").write_text(
+        claims.replace("$⟪V⟫，", "$T\\to0^+$，"), encoding="utf-8")
+    code, out, data = check(root, capsys)
+    ok = next(c for c in data["claims"] if c["id"] == "limit-ok")
+    assert ok["status"] == "error" and "define: {T:" in ok["message"], ok["message"]
+
+
+CHAIN = "p_{θ} (t_{2}, t_{3}, t_{4} ∣ t_{1}) = p_{θ} (t_{2} ∣ t_{1}) "
+CALCULUS_NOTE = """第 11 章：链
+11.7 链式
+链式：""" + CHAIN + """p_{θ} (t_{3} ∣ t_{1}, t_{2}) p_{θ} (t_{4} ∣ t_{1}, t_{2}, t_{3})
+漏掉：""" + CHAIN + """p_{θ} (t_{3} ∣ t_{2}) p_{θ} (t_{4} ∣ t_{3})
+独热 $r_{w} = 1_{w = y}$ ：L_{i} = - \\sum_{w} r_{w} \\ln p_{i, w} = - \\ln p_{i, y} .
+独热错 $r_{w} = 1_{w = y}$ ：L_{i} = - \\sum_{w} r_{w} \\ln p_{i, w} = - \\ln p_{i, w} .
+设 $D = \\sum_{r} e^{s_{r}}$ ， $a_{j} = e^{s_{j}} / D$ ：
+自己：\\frac{\\partial a_{j}}{\\partial s_{j}} = a_{j} (1 + a_{j}) .
+别的：\\frac{\\partial a_{j}}{\\partial s_{k}} = a_{j} a_{k}, k \\neq j .
+12.6 展开
+一阶：L (θ - η g) = L (θ) - η ‖ g ‖^{2} + o (η), g = \\nabla L (θ) .
+错号：L (θ - η g) = L (θ) + η ‖ g ‖^{2} + o (η), g = \\nabla L (θ) .
+无平方：L (θ - η g) = L (θ) - η ‖ g ‖ + o (η), g = \\nabla L (θ) .
+"""
+
+CALCULUS_CLAIMS = """note: n.txt
+claims:
+  - id: chain
+    kind: symbolic
+    text: 链式：⟪F⟫
+    functions: [p_theta]
+  - id: chain-dropped
+    kind: symbolic
+    timeout: 1
+    text: 漏掉：⟪F⟫
+    functions: [p_theta]
+  - id: one-hot
+    kind: symbolic
+    text: 独热 $⟪R⟫$ ：L_{i} = ⟪F⟫
+    define: {r_w: R}
+    assume: {integer: [w, y, i]}
+  - id: one-hot-wrong
+    kind: symbolic
+    timeout: 1
+    text: 独热错 $⟪R⟫$ ：L_{i} = ⟪F⟫
+    define: {r_w: R}
+    assume: {integer: [w, y, i]}
+  - id: own-wrong
+    kind: symbolic
+    timeout: 1
+    text: |
+      设 $⟪D⟫$ ， $⟪A⟫$ ：
+      自己：⟪F⟫
+    define: {D: D, a_j: A}
+    assume: {integer: [j, k]}
+  - id: other-wrong
+    kind: symbolic
+    timeout: 1
+    text: |
+      设 $⟪D⟫$ ， $⟪A⟫$ ：
+      自己：\\frac{\\partial a_{j}}{\\partial s_{j}} = a_{j} (1 + a_{j}) .
+      别的：⟪G⟫, ⟪H⟫
+    define: {D: D, a_j: A, k: H}
+    assume: {integer: [j, k]}
+  - id: first-order
+    kind: symbolic
+    text: 一阶：⟪F⟫, ⟪G⟫ .
+    define: {g: G}
+    functions: [L, o]
+  - id: first-order-sign
+    kind: symbolic
+    timeout: 1
+    text: 错号：⟪F⟫, ⟪G⟫ .
+    define: {g: G}
+    functions: [L, o]
+  - id: first-order-square
+    kind: symbolic
+    timeout: 1
+    text: 无平方：⟪F⟫, ⟪G⟫ .
+    define: {g: G}
+    functions: [L, o]
+"""
+
+
+def test_conditionals_index_formulas_and_first_order(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, CALCULUS_CLAIMS, CALCULUS_NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    status = {k: c["status"] for k, c in by_id.items()}
+    assert status == {
+        "chain": "verified", "chain-dropped": "discrepancy",  # p(t3 ∣ t2) is not p(t3 ∣ t1, t2)
+        "one-hot": "verified", "one-hot-wrong": "discrepancy",  # p_{i, y} read as an entry
+        "own-wrong": "discrepancy", "other-wrong": "discrepancy",  # a_j (1 + a_j), + a_j a_k
+        "first-order": "verified", "first-order-sign": "discrepancy",
+        "first-order-square": "discrepancy",
+    }, out
+    assert by_id["chain"]["values"][0]["expected"] == "proved"
+    assert "first order in eta" in by_id["first-order"]["values"][0]["message"]
+
+
+def test_linear_combinations_of_vectors(tmp_path, capsys):
+    note = ("组合：v_{1} = (2, 0), v_{2} = (0, 2)\n"
+            "z = 0.5 v_{1} + 0.25 v_{2}\n"
+            "代入：\\begin{aligned} z & = 0.5 (2, 0) + 0.25 (0, 2) \\\\ = (1, 0.5) \\end{aligned}\n"
+            "错：0.5 (2, 0) + 0.25 (0, 2) = (1, 0.25)\n"
+            "混：0.5 (2, 0) + 0.25 (0, 2) = 1.5\n")
+    claims = """note: n.txt
+claims:
+  - id: vectors
+    kind: symbolic
+    text: |
+      组合：⟪V⟫
+      ⟪Z⟫
+      代入：⟪F⟫
+    define: {v_1: V, v_2: V, z: Z}
+  - id: vectors-wrong
+    kind: symbolic
+    text: 错：⟪F⟫
+  - id: vector-number
+    kind: symbolic
+    text: 混：⟪F⟫
+"""
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert {k: c["status"] for k, c in by_id.items()} == {
+        "vectors": "verified", "vectors-wrong": "discrepancy", "vector-number": "discrepancy"}
+    assert len(by_id["vectors"]["values"]) == 2
+    assert "one shape" in by_id["vector-number"]["message"]
+
+
+# Real lines of architecture-and-training 15.3 and 15.5 (:2840-2846, :2882-2902): entry rules,
+# definitions the note states in words (restated with a reason), and the LayerNorm backward.
+RULES_NOTE = """15.3 反传
+对允许的注意力分数，用Softmax各导数汇总：
+{\\bar{S}}_{i j} = a_{i j} ({\\bar{A}}_{i j} - \\sum_{r \\in J_{i}} a_{i r} {\\bar{A}}_{i r}) .
+被禁止位置梯度为0。然后：
+\\bar{Q} = \\bar{S} K / \\sqrt{d_{k}}, \\bar{K} = {\\bar{S}}^{T} Q / \\sqrt{d_{k}},
+15.5 LayerNorm
+对一行x，LayerNorm先定义均值μ和平方偏差平均v：
+μ = \\frac{1}{d} \\sum_{r} x_{r}, v = \\frac{1}{d} \\sum_{r} (x_{r} - μ)^{2} .
+再逐坐标计算：
+LN (x)_{r} = γ_{r} \\frac{x_{r} - μ}{\\sqrt{v + ε}} + β_{r} .
+令 $s = \\sqrt{v + ε}$ 、 $\\hat{x} = (x - μ) / s$ ，已知输出梯度g，令 $u = g ⊙ γ$ ，可整理为：
+\\bar{x} = \\frac{1}{s} [u - mean (u) 1 - \\hat{x} mean (u ⊙ \\hat{x})] .
+"""
+
+RULES_CLAIMS = """note: n.txt
+claims:
+  - id: scores
+    kind: symbolic
+    text: |
+      对允许的⟪PS⟫，⟪PA⟫各导数汇总：
+      ⟪GS⟫
+      被禁止位置梯度为0。然后：
+      ⟪GQ⟫
+    define: {S: PS, A: PA}
+    restate:
+      PS: {as: 'S = Q K^{T} / \\sqrt{d_{k}}', reason: 'the scores, named in words'}
+      PA: {as: 'A = softmax (S)', reason: 'Softmax of each row, in words'}
+    matrices: {Q: [2, 1], K: [3, 1]}
+    upstream: A
+  - id: layernorm
+    kind: symbolic
+    text: |
+      对⟪PD⟫，LayerNorm先定义均值μ和平方偏差平均v：
+      ⟪M⟫
+      再逐坐标计算：
+      ⟪N⟫
+      令 $⟪S⟫$ 、 $⟪H⟫$ ，⟪PG⟫，令 $⟪U⟫$ ，可整理为：
+      ⟪G⟫
+    define: {d: PD, mu: M, v: M, y: N, s: S, xhat: H, g: PG, u: U}
+    restate:
+      PD: {as: 'd = 3', reason: 'the instance: d = 3 coordinates'}
+      N: {as: 'y_{r} = γ_{r} \\frac{x_{r} - μ}{\\sqrt{v + ε}} + β_{r}', reason: 'LN (x)_{r}'}
+      PG: {as: 'g = \\bar{y}', reason: 'the output gradient, in words'}
+    matrices: {x: [1, 3], gamma: [1, 3], beta: [1, 3]}
+    upstream: y
+"""
+
+
+def test_entry_rules_and_definitions_in_words(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, RULES_CLAIMS, RULES_NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert by_id["scores"]["status"] == "verified", out
+    assert len(by_id["scores"]["values"]) == 3  # S̄_ij, Q̄, K̄
+    assert "restated: the scores, named in words" in by_id["scores"]["values"][0]["message"]
+    assert by_id["layernorm"]["status"] == "verified", out
+    assert by_id["layernorm"]["values"][0]["expected"] == "proved"
+    # the steps themselves are read from the note, on restated definitions
+    assert all(v["restated"] is None for v in by_id["layernorm"]["values"])
+    assert code == 0
+
+
+@pytest.mark.parametrize(("old", "new", "claim"), [
+    ("({\\bar{A}}_{i j} - \\sum", "({\\bar{A}}_{i j} + \\sum", "scores"),  # a sign
+    ("a_{i j} ({\\bar{A}}_{i j}", "a_{i j} (1 + {\\bar{A}}_{i j}", "scores"),  # a_j (1 + ..)
+    ("\\bar{S} K / \\sqrt{d_{k}},", "\\bar{S} K,", "scores"),  # a missing 1/√d_k
+    ("{\\bar{S}}^{T} Q", "\\bar{S} Q", "scores"),  # a missing transpose (shapes)
+    ("[u - mean (u) 1 - \\hat{x}", "[u - \\hat{x}", "layernorm"),  # a dropped term
+    ("\\bar{x} = \\frac{1}{s} [", "\\bar{x} = \\frac{1}{s^{2}} [", "layernorm"),
+])
+def test_planted_errors_in_entry_rules_and_layernorm(tmp_path, capsys, old, new, claim):
+    assert RULES_NOTE.count(old) == 1
+    code, out, data = check(project(tmp_path, RULES_CLAIMS, RULES_NOTE.replace(old, new)),
+                            capsys, "-k", claim)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert by_id[claim]["status"] == "discrepancy", out
+    assert code == 1
+
+
+def test_a_readable_definition_cannot_be_restated(tmp_path, capsys):
+    claims = RULES_CLAIMS.replace("define: {d: PD, mu: M,", "define: {d: PD, mu: M,").replace(
+        "      PD: {as: 'd = 3', reason: 'the instance: d = 3 coordinates'}",
+        "      PD: {as: 'd = 3', reason: 'the instance: d = 3 coordinates'}\n"
+        "      M: {as: 'μ = 0, v = 1', reason: 'planted: the note prints these'}")
+    code, out, data = check(project(tmp_path, claims, RULES_NOTE), capsys, "-k", "layernorm")
+    layernorm = next(c for c in data["claims"] if c["id"] == "layernorm")
+    assert layernorm["status"] == "error" and "reads as written" in layernorm["message"]
+
+
+def test_an_entry_of_a_matrix_product(tmp_path, capsys):
+    note = ("对：(Q K^{T})_{i j} = \\sum_{r = 1}^{d_{k}} Q_{i r} K_{j r} .\n"
+            "乘：(A V)_{i u} = \\sum_{j = 1}^{n} a_{i j} V_{j u} .\n"
+            "转置错：(Q K^{T})_{i j} = \\sum_{r = 1}^{d_{k}} Q_{i r} K_{r j} .\n"
+            "下标错：(A V)_{i u} = \\sum_{j = 1}^{n} a_{j i} V_{j u} .\n")
+    sizes = "    matrices: {Q: [2, 3], K: [2, 3], A: [2, 2], V: [2, 3]}\n"
+    claims = "note: n.txt\nclaims:\n" + "".join(
+        f"  - id: {cid}\n    kind: symbolic\n    text: {label}：⟪F⟫\n" + sizes
+        for cid, label in (("qk", "对"), ("av", "乘"), ("qk-transpose", "转置错"),
+                           ("av-index", "下标错")))
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    status = {c["id"]: c["status"] for c in data["claims"]}
+    assert status == {"qk": "verified", "av": "verified", "qk-transpose": "discrepancy",
+                      "av-index": "discrepancy"}, out

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from verifiers import profiles
 from verifiers.keywords import KeywordError, compile_keywords
 from verifiers.run import InputError, RunResult, run
 from verifiers.verdicts import STATUSES, Verdict, summary
@@ -37,12 +38,32 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-k", dest="keywords", help="select claims, as pytest -k")
     check.add_argument("--changed-since", metavar="REV",
                        help="check only the claims the changes since REV touch (git diff)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="evaluate every claim afresh (the verdict cache is .notecheck-cache,"
+                            " or $NOTECHECK_CACHE)")
     check.add_argument("--format", choices=("text", "github"), default="text",
                        help="github: Actions annotations and a job summary")
+    fix = commands.add_parser("fix", help="rewrite values whose own step is wrong")
+    fix.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
+    fix.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
+    mode = fix.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff (the default)")
+    mode.add_argument("--write", action="store_true", help="apply it to the notes")
+    scaffold = commands.add_parser("scaffold", help="write claim stubs for uncovered numbers")
+    scaffold.add_argument("note", help="the note file name, e.g. lesson1.txt")
+    scaffold.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
+    scaffold.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
+    scaffold.add_argument("--section", help="only this section, e.g. 3.2 or §5")
+    scaffold.add_argument("--lines", help="only these lines, A-B")
     cover = commands.add_parser("coverage", help="list the numbers no claim checks")
     cover.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     cover.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
     cover.add_argument("--json", type=Path, help="write the coverage JSON here (atomically)")
+    report = commands.add_parser("report", help="write the HTML report (one offline page)")
+    report.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
+    report.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
+    report.add_argument("--out", type=Path, default=Path("reports/index.html"),
+                        help="write the HTML here (atomically)")
     return parser
 
 
@@ -89,7 +110,10 @@ def github_output(result: RunResult) -> None:
 
 def check(args: argparse.Namespace) -> int:
     select = compile_keywords(args.keywords) if args.keywords else None
-    result = run(args.notes, args.claims, select, changed_since=args.changed_since)
+    from verifiers.cache import VerdictCache
+
+    cache = None if args.no_cache else VerdictCache.default_folder()
+    result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache)
     if args.format == "github":
         github_output(result)
     else:
@@ -158,13 +182,80 @@ def coverage(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAIL
 
 
-COMMANDS = {"check": check, "coverage": coverage}
+def fix(args: argparse.Namespace) -> int:
+    """Print (or apply) the rewrite of every value whose own arithmetic is wrong."""
+    from verifiers.fix import plan, rewritten, unified_diff
+    from verifiers.report_json import write_atomic
+
+    result = run(args.notes, args.claims)
+    edits, waiting = plan(result)
+    for line in waiting:
+        print(line, file=sys.stderr)
+    if not args.write:
+        print(unified_diff(result, edits), end="")
+        return EXIT_OK
+    for name in sorted({e.note for e in edits}):
+        path = args.notes / name
+        raw = path.read_bytes().decode("utf-8")
+        text = rewritten(result.notes[name].text, [e for e in edits if e.note == name])
+        if "\r\n" in raw:  # keep the file's own line endings and BOM
+            text = text.replace("\n", "\r\n")
+        write_atomic(path, ("\ufeff" if raw.startswith("\ufeff") else "") + text)
+        print(f"{result.note_path(name)}: {sum(e.note == name for e in edits)} values rewritten",
+              file=sys.stderr)
+    return EXIT_OK
+
+
+def scaffold(args: argparse.Namespace) -> int:
+    """Append stubs to ``claims/<note>/99-scaffold.yaml`` (atomically); never duplicates."""
+    from verifiers.report_json import write_atomic
+    from verifiers.scaffold import render, stubs
+
+    lines = None
+    if args.lines:
+        a, sep, b = args.lines.partition("-")
+        if not (a.isdigit() and b.isdigit() and sep) or int(a) > int(b):
+            raise UsageError(f"notecheck scaffold: --lines {args.lines!r}: expected A-B")
+        lines = (int(a), int(b))
+    result = run(args.notes, args.claims)
+    name = Path(args.note).name
+    if name not in result.notes:
+        raise UsageError(f"notecheck scaffold: no note {args.note!r} in {args.notes}")
+    if args.section and not result.notes[name].scopes(args.section):
+        raise UsageError(f"notecheck scaffold: no section {args.section!r} in {name}")
+    new, skipped = stubs(result, name, args.section, lines)
+    for line in skipped:
+        print(line, file=sys.stderr)
+    target = args.claims / Path(name).stem / "99-scaffold.yaml"
+    if new:
+        text = target.read_text(encoding="utf-8") if target.exists() else (
+            f"note: {name}\n# Stubs from `notecheck scaffold`: write each check, then move the "
+            "claim to its chapter's file.\nclaims:\n")
+        write_atomic(target, text + "".join(render(s) for s in new))
+    print(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by hand)")
+    return EXIT_OK
+
+
+def report(args: argparse.Namespace) -> int:
+    """Write the HTML report; exit 0 once written (``check`` is the gate), 2 on bad input."""
+    from verifiers.report_html import write
+
+    result = run(args.notes, args.claims)
+    size = write(result, args.out)
+    print(summary_line(result))
+    print(f"wrote {args.out} ({size} bytes)")
+    return EXIT_OK
+
+
+COMMANDS = {"check": check, "coverage": coverage, "fix": fix, "scaffold": scaffold,
+            "report": report}
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
+        with profiles.default("ci"):  # property claims: same verdicts, same report bytes
+            return COMMANDS[args.command](args)
     except (UsageError, KeywordError, InputError) as err:
         print(f"notecheck: error: {err}" if not str(err).startswith("notecheck") else str(err),
               file=sys.stderr)

@@ -112,7 +112,12 @@ class Engine:
     def verdict(self, claim_id: str) -> Verdict:
         ev = self.evaluate(claim_id)
         if ev.verdict is None:
-            ev.verdict = self._verdict(ev)
+            try:
+                ev.verdict = self._verdict(ev)
+            except Exception as err:  # a defect of ours: one claim's error, never a traceback
+                ev.failure = ClaimFailure(ERROR, f"internal error while checking: "
+                                                 f"{type(err).__name__}: {err}")
+                ev.verdict = self._verdict(ev)
         return ev.verdict
 
     def evaluate(self, claim_id: str) -> Evaluation:
@@ -129,6 +134,10 @@ class Engine:
             ev.failure = failure
         except ex.ExprError as err:
             ev.failure = ClaimFailure(ERROR, err.message)
+        except (RecursionError, MemoryError, ArithmeticError, ValueError, TypeError,
+                KeyError, IndexError, AttributeError, NameError, RuntimeError) as err:
+            ev.failure = ClaimFailure(ERROR, f"internal error while checking: "
+                                             f"{type(err).__name__}: {err}")
         finally:
             self.in_progress.discard(claim_id)
         self.evaluations[claim_id] = ev
@@ -154,8 +163,8 @@ class Engine:
         except ResolveError as err:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
             raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint) from None
-        if claim.kind == "symbolic":
-            return  # values are the relations of its formulas, checked in _verdict
+        if claim.kind in ("symbolic", "property"):
+            return  # values: the relations of its formulas / the law's search, in _verdict
         scope = self._scope(ev, POINT)
         if claim.run is not None:
             scope._model_outputs()  # a run always runs: an example may enforce what it checks
@@ -259,6 +268,10 @@ class Engine:
             from verifiers.symclaims import check_formulas
 
             verdict.values.extend(check_formulas(claim, match, note))
+        if claim.kind == "property":  # Hypothesis and torch are imported only here
+            from verifiers.properties import check_claim
+
+            verdict.values.append(check_claim(claim, match, note))
         for ref in claim.holes:
             if not ref.formula:
                 verdict.values.append(self._value(ev, ref))
@@ -276,6 +289,8 @@ class Engine:
         else:
             checked = sum(1 for v in verdict.values if v.status == VERIFIED)
             verdict.message = f"{checked} value(s) verified"
+            if claim.kind == "property":
+                verdict.message = verdict.values[0].message  # "no counterexample in N examples"
         return verdict
 
     def _value(self, ev: Evaluation, ref: HoleRef) -> ValueVerdict:
@@ -294,6 +309,7 @@ class Engine:
             vv.message = f"{ref.key}: input {' '.join(printed.text.split())}"
             return vv
         state = ev.states[ref.key]
+        vv.local = "ok" if state.local_ok else "wrong"
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
         vv.expected = render(exp_part)
         vv.suggestion = suggest(printed, exp_part)

@@ -97,7 +97,9 @@ __all__ = [
     "SUM_UPPER",
     "atoms_multiset",
     "canonical",
+    "parse_interval",
     "parse_latex",
+    "parse_limit_point",
     "round_trip_ok",
     "split_chain",
     "split_chains",
@@ -114,6 +116,9 @@ SIMPLIFY_SECONDS = 2.0
 #: Upper bound of a sum written without one (``\sum_{r}``): one shared positive
 #: integer, so that ``\sum_j p_j`` and the softmax denominator range over the same set.
 SUM_UPPER = sympy.Symbol("N_sum", integer=True, positive=True)
+
+#: ``[\begin{matrix} a & b \\ c & d \end{matrix}]`` in a matrix claim: matrix(((a, b), (c, d))).
+MATRIX_LITERAL = sympy.Function("matrix", commutative=False)
 
 #: Words read as function names when an argument group follows them.
 FUNCTION_WORDS = frozenset(
@@ -155,13 +160,14 @@ _RELATION_CHARS = {"=": "=", "<": "<", ">": ">", "≈": "\\approx", "≤": "\\le
 _OP_CMDS = {"times": "*", "cdot": "*", "div": "/", "odot": "⊙", "lVert": "‖", "rVert": "‖",
             "|": "‖", "{": "(", "}": ")", "lbrace": "(", "rbrace": ")", "vert": "|",
             "lvert": "|", "rvert": "|"}
-_OP_CHARS = {"−": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "‖": "‖", "⊙": "⊙"}
+_OP_CHARS = {"−": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "‖": "‖", "⊙": "⊙",
+             "∣": "∣"}  # U+2223, the bar of a conditional p (a ∣ b)
 _ELLIPSES = frozenset({"dots", "cdots", "ldots", "vdots", "ddots"})
 _ELLIPSIS_CHARS = frozenset("…⋯⋮⋱")  # each read as a 'cmd' token, which is an error
 _KNOWN_UNSUPPORTED = _ELLIPSES | frozenset({
     "in", "notin", "mathbb", "text", "mbox", "top", "mathsf", "max", "min", "prime", "forall",
     "exists", "begin", "end", "mid", "circ", "otimes", "oplus", "setminus", "cup", "cap",
-    "subset", "lim", "int", "pm", "mp",
+    "subset", "int", "pm", "mp",
 })
 _FUNC_CMDS = {"ln": "log", "log": "log", "exp": "exp", "sin": "sin", "cos": "cos", "tan": "tan"}
 _MODIFIERS = {"bar": "bar", "hat": "hat", "tilde": "tilde", "mathbf": "bold",
@@ -170,7 +176,7 @@ _KNOWN_CMDS = (
     _DROPPED | set(_RELATION_CMDS) | set(_OP_CMDS) | _KNOWN_UNSUPPORTED | set(_FUNC_CMDS)
     | set(_MODIFIERS) | GREEK_COMMANDS
     | {"frac", "dfrac", "tfrac", "sqrt", "sum", "prod", "mathrm", "operatorname", "underset",
-       "overset", "underbrace", "overbrace", "partial", "nabla", "pi", "infty", "delta"}
+       "overset", "underbrace", "overbrace", "partial", "nabla", "pi", "infty", "delta", "lim"}
 )
 _SPACING = ",;:! "
 
@@ -232,6 +238,15 @@ def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Tok
             while j < n and source[j].isascii() and source[j].isalpha():
                 j += 1
             run = source[i:j]
+            if source[j : j + 1] == "_" and j + 1 < n and source[j + 1].isascii() \
+                    and source[j + 1].isalpha():
+                k = j + 1
+                while k < n and source[k].isascii() and source[k].isalpha():
+                    k += 1
+                if f"{run}_{source[j + 1 : k]}" in words:  # a declared plain-text d_model
+                    toks.append(_Token("name", source[i:k], col, word=True))
+                    i = k
+                    continue
             if run.lower() in _PLAIN_FUNCTION_NAMES and run not in words:
                 # "sin(x)" without a backslash would silently read as s·i·n·(x)
                 raise LatexError(f"'{run}' without a backslash: the note means \\{run}", col)
@@ -250,6 +265,9 @@ def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Tok
             i += 1
         elif ch in _OP_CHARS:
             toks.append(_Token("op", _OP_CHARS[ch], col))
+            i += 1
+        elif ch == "√":  # U+221A: the square root of the next atom (√d_k, √3, √(x + 1))
+            toks.append(_Token("cmd", "√", col))
             i += 1
         elif ch == "⊤":  # U+22A4, the transpose mark written as a character
             toks.append(_Token("cmd", "top", col))
@@ -514,7 +532,11 @@ class _Parser:
 
     def build(self, fn: Callable[..., Any], *args: Any, col: int | None = None) -> Any:
         if any(isinstance(a, sympy.Tuple) for a in args):
-            raise LatexError("arithmetic on a tuple (a, b, ...)", col)
+            if fn not in (sympy.Add, sympy.Mul):
+                raise LatexError("arithmetic on a tuple (a, b, ...)", col)
+            # 0.665 (2, 0) + 0.245 (0, 2): a vector in a sum or product is vec(2, 0)
+            args = tuple(sympy.Function("vec")(*a) if isinstance(a, sympy.Tuple) else a
+                         for a in args)
         try:
             return fn(*args, evaluate=False)
         except LatexError:
@@ -558,6 +580,9 @@ class _Parser:
             self.advance()
             return self.node(self.build(sympy.exp, self.script_arg(), col=tok.col))
         base = self.atom()
+        while self.at_op("'"):  # (e^x)', u'v: a prime, read as prime(..); see symclaims
+            self.advance()
+            base = self.node(sympy.Function("prime")(base))
         if self.at_op("^"):
             hat = self.advance()
             mark = self.transpose_mark(0)
@@ -622,6 +647,11 @@ class _Parser:
             return inner
         if tok.kind == "num":
             return self.single_digit()
+        if _is_op(tok, "("):  # plain text 10000^(2i/d_model): the whole group is the exponent
+            self.advance()
+            inner = self.expr()
+            self.expect_op(")")
+            return inner
         if tok.kind == "name":
             self.advance()
             return self.name_value(tok.text, tok)
@@ -695,6 +725,10 @@ class _Parser:
         if isinstance(value, sympy.Symbol) and items is not None:
             base = self.scalar_symbol(value.name)
             return self.node(sympy.Indexed(sympy.IndexedBase(base), *items))
+        if items is not None and len(items) in (1, 2) and not isinstance(
+                value, sympy.Symbol | sympy.Number | sympy.Tuple):
+            # (X^\top G)_{kl}: an entry of a product, entry(X^T G, k, l) (see indices.py)
+            return self.node(sympy.Function("entry")(value, *items))
         raise LatexError("a subscript on something that is not a name", tok.col)
 
     def delimited(self, mark: str, kind: str) -> sympy.Basic:
@@ -744,7 +778,25 @@ class _Parser:
         name = tok.text
         if name in self.functions and not self.at_op("_") and self.at_arguments():
             return self.call(name, tok)
-        return self.name_tail(name, tok)
+        if name in self.functions and self.at_prime():  # σ^{'} (B): the derivative σ'
+            return self.call(name + "'", tok)
+        value = self.name_tail(name, tok)
+        if (isinstance(value, sympy.Symbol) and "_" in value.name
+                and value.name in self.functions and self.at_arguments()):
+            return self.call(value.name, tok)  # F_{θ} (X), p_{θ} (t ∣ s): a named function
+        return value
+
+    def at_prime(self) -> bool:
+        """``^{'}``/``^{\\prime}`` then arguments, after a function name: consumes the mark."""
+        if not (self.at_op("^") and _is_op(self.peek(1), "{") and _is_op(self.peek(3), "}")):
+            return False
+        mark = self.peek(2)
+        if not (_is_op(mark, "'") or (mark.kind == "cmd" and mark.text == "prime")):
+            return False
+        self.pos += 4
+        if not self.at_arguments():
+            raise self.unexpected(self.peek(), "expected the arguments of a derivative f^{'}")
+        return True
 
     def name_tail(self, name: str, tok: _Token) -> sympy.Basic:
         """Subscripts and label superscripts after a name; then Symbol/Indexed/Kronecker."""
@@ -862,10 +914,27 @@ class _Parser:
         while self.at_op(","):
             self.advance()
             args.append(self.expr())
+        given: list[sympy.Basic] = []
+        if self.at_op("∣") and close == ")":  # p_{θ} (t_{2} ∣ t_{1}): a conditional
+            self.advance()
+            given = [self.expr()]
+            while self.at_op(","):
+                self.advance()
+                given.append(self.expr())
         self.expect_op(close)
         if braced:
             self.expect_op("}")
-        return self.node(sympy.Function(name)(*args))
+        if given:  # given(p(a), b): the symbolic checker reads it as p(b, a) / p(b)
+            return self.node(sympy.Function("given")(sympy.Function(name)(*args), *given))
+        if name in _FUNC_CMDS and len(args) == 1:  # declared plain-text sin(x), exp(x)
+            func = {"log": sympy.log, "exp": sympy.exp, "sin": sympy.sin, "cos": sympy.cos,
+                    "tan": sympy.tan}[_FUNC_CMDS[name]]
+            return self.node(self.build(func, args[0], col=tok.col))
+        value = self.node(sympy.Function(name)(*args))
+        if (name == "diag" or "_" in name) and self.at_op("_"):
+            # \mathrm{diag}(p)_{ij}, F_{θ} (X)_{5}: an entry (a row) of the value
+            return self.subscripted_value(value, tok)
+        return value
 
     def command(self) -> sympy.Basic:
         tok = self.advance()
@@ -878,6 +947,10 @@ class _Parser:
             return self.elementary(_FUNC_CMDS[name], tok)
         if name in ("sum", "prod"):
             return self.big_operator(name, tok)
+        if name == "lim":
+            return self.limit(tok)
+        if name == "√":
+            return self.node(self.build(sympy.Pow, self.atom(), sympy.S.Half, col=tok.col))
         if name in ("mathrm", "operatorname"):
             word = self.word_group(tok)
             if self.at_arguments() and (name == "operatorname" or word in self.functions):
@@ -894,6 +967,8 @@ class _Parser:
                 self.advance()
                 self.skip_group()
             return body
+        if name == "begin" and self.matrices:
+            return self.matrix_literal(tok)
         if name == "partial":
             return self.slash_derivative(tok)
         if name == "pi":
@@ -911,6 +986,34 @@ class _Parser:
         if name in ("top", "mathsf"):
             raise LatexError(f"\\{name} is read only as a transpose mark, M^{{\\top}}", tok.col)
         raise LatexError(f"unsupported LaTeX command \\{name}", tok.col)
+
+    def matrix_literal(self, tok: _Token) -> sympy.Basic:
+        """``\\begin{matrix} a & b \\\\ c & d \\end{matrix}`` (also pmatrix, bmatrix), read
+        only in a matrix claim (``matrices=``): an explicit matrix of its entries."""
+        env = self.word_group(tok)
+        if env not in ("matrix", "pmatrix", "bmatrix"):
+            raise LatexError(f"environment {env!r} is not read", tok.col)
+        rows: list[list[sympy.Basic]] = [[]]
+        while True:
+            rows[-1].append(self.expr())
+            if self.at_op("&"):
+                self.advance()
+            elif self.peek().kind == "sep":
+                self.advance()
+                if self.peek().kind == "cmd" and self.peek().text == "end":
+                    break
+                rows.append([])
+            else:
+                break
+        end = self.advance()
+        if not (end.kind == "cmd" and end.text == "end"):
+            raise self.unexpected(end, f"expected \\end{{{env}}}")
+        if self.word_group(end) != env:
+            raise LatexError(f"\\begin{{{env}}} closed by another environment", end.col)
+        if len({len(r) for r in rows}) != 1:
+            raise LatexError("the rows of a matrix have different lengths", tok.col)
+        # an applied non-commutative function: a product keeps its place (M E is not E M)
+        return self.node(MATRIX_LITERAL(sympy.Tuple(*(sympy.Tuple(*r) for r in rows))))
 
     def required_group(self) -> sympy.Basic:
         if not self.at_op("{"):
@@ -1072,6 +1175,49 @@ class _Parser:
         except Exception as exc:
             raise LatexError(f"cannot build \\{name}: {exc}", tok.col) from exc
 
+    def limit(self, tok: _Token) -> sympy.Basic:
+        """``\\lim_{x \\to a} body`` -> unevaluated ``Limit``; ``a^{+}``/``a^{-}`` one-sided,
+        ``\\infty`` from below, else two-sided. The body is the product that follows."""
+        if not (self.at_op("_") and _is_op(self.peek(1), "{")):
+            raise LatexError("\\lim needs a subscript {x \\to a}", tok.col)
+        self.advance()
+        end = _match_brace(self.toks, self.pos)
+        self.advance()
+        var = self.variable()
+        arrow = self.advance()
+        if not (arrow.kind == "rel" and arrow.text == "\\to"):
+            raise self.unexpected(arrow, "expected \\to in \\lim_{x \\to a}")
+        point, direction = self.limit_point(end)
+        self.pos = end + 1
+        self.enter()
+        if self.at_op("-"):
+            minus = self.advance()
+            body = self.negate(self.term(), minus)
+        else:
+            body = self.term()
+        self.leave()
+        return self.node(sympy.Limit(body, var, point, direction))
+
+    def limit_point(self, end: int) -> tuple[sympy.Basic, str]:
+        """The point of ``x \\to a`` in toks[pos:end]: ``a`` and '+', '-' or '+-'."""
+        toks = self.toks
+        cut, direction = end, "+-"
+        for suffix in (("^", "+"), ("^", "-"), ("^", "{", "+", "}"), ("^", "{", "-", "}")):
+            k = end - len(suffix)
+            if k > self.pos and all(_is_op(toks[k + m], t) for m, t in enumerate(suffix)):
+                cut, direction = k, "+" if "+" in suffix else "-"
+                break
+        sub = _Parser(toks[self.pos:cut] + [_Token("end", "", toks[cut].col)], self.symbols,
+                      self.functions, self.matrices, self.sets)
+        sub.depth, sub.nodes = self.depth, self.nodes
+        point = sub.parse()
+        self.nodes = sub.nodes
+        if point.has(sympy.oo, -sympy.oo):
+            if direction != "+-" or point not in (sympy.oo, -sympy.oo):
+                raise LatexError("a limit at infinity is +\\infty or -\\infty", toks[cut].col)
+            direction = "-" if point == sympy.oo else "+"
+        return point, direction
+
     def sum_index(self) -> tuple[sympy.Symbol, sympy.Basic | None, sympy.Basic | None]:
         """(index, lower, upper) of ``_i``, ``_{i}``, ``_{i = a}`` or ``_{i \\in I}``."""
         tok = self.peek()
@@ -1122,8 +1268,12 @@ class _Parser:
 
 
 def _words(symbols: Mapping[str, Any], functions: Collection[str]) -> frozenset[str]:
+    """Multi-letter names read whole: known words, ``functions`` and ``symbols``; a
+    declared ``d_model`` (letters, '_', letters) is read whole where the note writes it
+    so, in plain text (LaTeX would read ``d_{m} o d e l``)."""
     names = FUNCTION_WORDS | LABEL_WORDS | set(functions) | set(symbols)
-    return frozenset(k for k in names if len(k) > 1 and k.isascii() and k.isalpha())
+    return frozenset(k for k in names if len(k) > 1 and k.isascii() and (
+        k.isalpha() or (k.count("_") == 1 and all(part.isalpha() for part in k.split("_")))))
 
 
 def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, *,
@@ -1224,6 +1374,38 @@ def split_chain(source: str) -> list[str]:
     return chains[0]
 
 
+def parse_limit_point(source: str) -> tuple[str, str]:
+    """The point of ``x \\to a`` as (the text of ``a``, direction): ``0^{+}`` -> ("0", "+"),
+    ``0^-`` -> ("0", "-"), ``\\infty`` -> ("\\infty", "-"), ``-\\infty`` -> (.., "+"),
+    anything else two-sided ("+-"). The caller reads the text with :func:`parse_latex`."""
+    text = _strip_delimiters(source)[0].strip()
+    bare = text.replace(" ", "")
+    for suffix in ("^+", "^-", "^{+}", "^{-}"):
+        if bare.endswith(suffix) and len(bare) > len(suffix):
+            cut = len(text)
+            for _ in range(len(suffix)):  # drop the suffix's characters and the spaces between
+                cut = len(text[:cut].rstrip()) - 1
+            return text[:cut].rstrip(), "+" if "+" in suffix else "-"
+    if bare in ("\\infty", "+\\infty", "∞", "+∞"):
+        return text, "-"
+    if bare in ("-\\infty", "−\\infty", "-∞", "−∞"):
+        return text, "+"
+    return text, "+-"
+
+
+def parse_interval(source: str) -> tuple[str, str, bool, bool]:
+    """``[a, b]``, ``(a, b]``, ... as (text of a, text of b, a included, b included)."""
+    text = _strip_delimiters(source)[0].strip()
+    if text.endswith("."):
+        text = text[:-1].rstrip()
+    if len(text) < 5 or text[0] not in "[(" or text[-1] not in "])":
+        raise LatexError(f"not an interval [a, b]: {source!r}")
+    parts = _split_top(text[1:-1], "comma")
+    if len(parts) != 2:
+        raise LatexError(f"an interval has two ends: {source!r}")
+    return parts[0][0], parts[1][0], text[0] == "[", text[-1] == "]"
+
+
 def _split_top(text: str, what: str) -> list[tuple[str, int]]:
     r"""Split at top-level '\\' (rows, also dropping '&') or ',' (statements)."""
     parts: list[tuple[str, int]] = []
@@ -1288,6 +1470,8 @@ def _split_relations(text: str) -> list[str]:
                 j = min(i + 2, len(text))
             if depth == 0 and word in _RELATION_CMDS:
                 rel = _RELATION_CMDS[word]
+            elif depth == 0 and word == "in" and text[j:].lstrip()[:1] in ("[", "("):
+                rel = "\\in"  # x \in [a, b]: membership of an interval (not of a set)
             if rel is None:
                 buf.append(text[i:j])
                 i = j
@@ -1358,6 +1542,15 @@ class _Printer(LatexPrinter):
         if isinstance(expr, sympy.core.function.AppliedUndef):
             args = ", ".join(self._print(a) for a in expr.args)
             name = expr.func.__name__
+            if name == "matrix" and len(expr.args) == 1 and isinstance(expr.args[0], sympy.Tuple):
+                rows = " \\\\ ".join(" & ".join(self._print(x) for x in row)
+                                     for row in expr.args[0])
+                return f"\\left[\\begin{{matrix}} {rows} \\end{{matrix}}\\right]"
+            if name.endswith("'") and name[:-1] and "'" not in name[:-1]:
+                # σ'(B), the derivative of a declared function, as the notes write it
+                base = self._print(sympy.Symbol(name[:-1]))
+                text = f"{base}^{{'}}\\left({args}\\right)"
+                return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
             if name == "transpose" and len(expr.args) == 1:
                 # always \top: a plain T on a commutative base would read back as a power
                 arg = expr.args[0]
@@ -1379,8 +1572,24 @@ class _Printer(LatexPrinter):
                 return text if exp is None else f"{text}^{{{exp}}}"
             if name == "norm" and len(expr.args) == 1:
                 text = f"\\left\\lVert {args} \\right\\rVert"
+            elif name == "vec" and expr.args:
+                text = f"\\left({args}\\right)"
+            elif name == "given" and len(expr.args) >= 2 and isinstance(
+                    expr.args[0], sympy.core.function.AppliedUndef):
+                call = expr.args[0]
+                what = ", ".join(self._print(a) for a in call.args)
+                where = ", ".join(self._print(a) for a in expr.args[1:])
+                text = f"{_modified_call(call.func.__name__)}\\left({what} ∣ {where}\\right)"
+            elif name == "entry" and len(expr.args) in (2, 3):
+                inner = self._print(expr.args[0])
+                where = " ".join(self._print(a) for a in expr.args[1:])
+                text = f"\\left({inner}\\right)_{{{where}}}"
+            elif name == "prime" and len(expr.args) == 1:
+                arg = expr.args[0]
+                text = (f"{args}'" if isinstance(arg, sympy.Symbol)
+                        else f"\\left({args}\\right)'")
             else:
-                text = f"\\operatorname{{{name}}}\\left({args}\\right)"
+                text = f"{_modified_call(name)}\\left({args}\\right)"
             return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
         return super()._print_Function(expr, exp)
 
@@ -1435,6 +1644,20 @@ class _Printer(LatexPrinter):
 
     def _print_Tuple(self, expr: sympy.Tuple) -> str:  # noqa: N802
         return "\\left(" + ", ".join(self._print(a) for a in expr.args) + "\\right)"
+
+
+def _modified_call(name: str) -> str:
+    """How a function is named in print: ``\\bar{L}`` for ``Lbar`` (as the note writes
+    ``\\bar L(θ)``: the round trip then counts the same letter), ``F_{\\theta}`` for
+    ``F_theta``, else ``\\operatorname``."""
+    head, sep, sub = name.partition("_")
+    if sep and head and sub and head.isalpha() and sub.isalpha():
+        return f"{head}_{{\\{sub}}}" if sub in GREEK_COMMANDS else f"{head}_{{{sub}}}"
+    for command, suffix in _MODIFIERS.items():
+        base = name[: -len(suffix)]
+        if name.endswith(suffix) and len(base) == 1 and base.isalpha() and command != "boldsymbol":
+            return f"\\{command}{{{base}}}"
+    return f"\\operatorname{{{name}}}"
 
 
 def _is_reciprocal(value: Any) -> bool:
@@ -1506,7 +1729,7 @@ def atoms_multiset(source: str, *, functions: Collection[str] = (),
                     skip.add(i + 2)  # \frac{1}{b} c prints as \frac{c}{b}: notation
                 elif nxt.kind == "num" and nxt.text == "1":
                     skip.add(i + 1)  # \frac12
-            elif tok.text in ("underset", "overset") and _is_op(nxt, "{"):
+            elif tok.text in ("underset", "overset", "begin", "end") and _is_op(nxt, "{"):
                 skip.update(range(i + 1, _match_brace(toks, i + 1) + 1))
             elif tok.text in ("underbrace", "overbrace") and _is_op(nxt, "{"):
                 end = _match_brace(toks, i + 1)

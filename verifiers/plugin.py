@@ -45,8 +45,37 @@ def _settings(config: pytest.Config) -> _Settings | None:
     return _Settings(root, root / table.get("notes", "notes"), root / table.get("claims", "claims"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("notecheck")
+    group.addoption("--notecheck-report", metavar="PATH", default=None,
+                    help="write the HTML report of the claims to PATH after the session")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_KEY] = _settings(config)
+    if config.getoption("notecheck_report", None) and config.stash[_KEY] is None:
+        raise pytest.UsageError("--notecheck-report needs a [tool.notecheck] table in "
+                                "pyproject.toml")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """``--notecheck-report=PATH``: the same page as ``notecheck report``, written atomically."""
+    config = session.config
+    target = config.getoption("notecheck_report", None)
+    settings = config.stash.get(_KEY, None)
+    if not target or settings is None:
+        return
+    result = settings.verdicts()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if result is None:
+        message = f"notecheck: no HTML report: {settings.failure}"
+    else:
+        from verifiers.report_html import write
+
+        path = Path(config.invocation_params.dir) / target
+        message = f"notecheck: wrote {target} ({write(result, path)} bytes)"
+    if reporter is not None:
+        reporter.write_line(message)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -39,6 +39,7 @@ def claim_json(v: Verdict) -> dict[str, Any]:
                 "suggestion": x.suggestion,
                 "status": x.status,
                 "root_cause": x.root_cause,
+                "local": x.local,
                 "message": x.message,
                 "restated": x.restated,
                 "start": _pos(x.start),

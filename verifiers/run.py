@@ -100,11 +100,13 @@ def load_claims(claims_dir: Path, known_notes: set[str],
 
 def run(
     notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None,
-    changed_since: str | None = None,
+    changed_since: str | None = None, cache: Path | None = None,
 ) -> RunResult:
     """Evaluate every (selected) claim; file-level problems become ``error`` verdicts.
 
     With ``changed_since`` (a git revision) only the claims the diff touches run.
+    With ``cache`` (a folder) verdicts are looked up by content first
+    (:mod:`verifiers.cache`); a miss is evaluated and stored.
     """
     notes = load_notes(notes_dir)
     waivers: list[Waiver] = []
@@ -119,9 +121,19 @@ def run(
         select = touched if keep is None else (lambda c: keep(c) and touched(c))
     engine = Engine(notes, claims)
     verdicts = [problem_verdict(p) for p in problems if select is None or select_file(select, p)]
+    store = None
+    if cache is not None:
+        from verifiers.cache import VerdictCache
+
+        store = VerdictCache(cache, notes, engine.claims)
     for claim in claims:
         if select is None or select(claim):
-            verdicts.append(engine.verdict(claim.id))
+            verdict = store.get(claim.id) if store is not None else None
+            if verdict is None:
+                verdict = engine.verdict(claim.id)
+                if store is not None:
+                    store.put(verdict)
+            verdicts.append(verdict)
     verdicts.sort(key=lambda v: (v.file, v.line))
     return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
 

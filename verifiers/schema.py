@@ -152,6 +152,8 @@ class Claim:
     matrices: dict[str, tuple[int, int]] = field(default_factory=dict)  # symbolic: instance sizes
     upstream: str | None = None  # symbolic: the matrix whose loss gradient is given (R̄)
     restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
+    property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
+    params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     problems: list[LoadProblem] = field(default_factory=list)
 
     @property
@@ -205,14 +207,26 @@ def did_you_mean(word: str, options: tuple[str, ...] | list[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def _expression_text(node: Node) -> str:
+    """An expression's source: a YAML number as written (a float would drop digits)."""
+    if isinstance(node.value, list):
+        return "[" + ", ".join(_expression_text(item) for item in node.value) + "]"
+    if isinstance(node.value, float) and node.raw is not None:
+        return node.raw
+    return str(node.plain())
+
+
 def load_claim_file(path: Path, display: str, known_notes: set[str]) -> ClaimFile:
     """Read and validate one claim file; never raises for bad content."""
     result = ClaimFile(display, [], [])
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = len(raw[raw.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "ignore"))
         result.problems.append(
-            LoadProblem(display, 1, 1, f"invalid UTF-8 at byte {exc.start}")
+            LoadProblem(display, line, col + 1, f"invalid UTF-8 at byte {exc.start}")
         )
         return result
     except OSError as exc:
@@ -337,6 +351,7 @@ class _FileValidator:
         self.definitions(claim, node.value.get("check"), claim.check, "check")
         self.model_run(claim, node.value.get("run"))
         self.symbolic(claim, node)
+        self.property_claim(claim, node)
         self.widen(claim, node.value.get("widen"))
         self.known(claim, node.value.get("known"))
         self.cross_check(claim, node)
@@ -412,10 +427,8 @@ class _FileValidator:
                 self.problem(value.line, value.col, f"{what}: {name}: expected an expression",
                              claim)
                 continue
-            if isinstance(source, list):
-                source = "[" + ", ".join(str(v) for v in value.plain()) + "]"
             try:
-                into[name] = (ex.parse(str(source)), value.line)
+                into[name] = (ex.parse(_expression_text(value)), value.line)
             except ex.ExprError as err:
                 col = value.col + (err.col - 1 if err.col else 0)
                 self.problem(value.line, col, f"{what}: {name}: {err.message}", claim)
@@ -543,6 +556,56 @@ class _FileValidator:
                              "(why the note's formula cannot be read)", claim)
             else:
                 claim.restate[name] = Restatement(text.value, reason.value, text.line)
+
+    def property_claim(self, claim: Claim, node: Node) -> None:
+        """kind: property: a known property name and parameters it declares (issue 5)."""
+        name_node, params = node.value.get("property"), node.value.get("params")
+        if claim.kind != "property":
+            for key, value in (("property", name_node), ("params", params)):
+                if value is not None:
+                    self.problem(value.line, value.col, f"{key!r} needs kind: property", claim)
+            return
+        from verifiers.properties.catalog import CATALOG, NAMES, ParamError
+
+        for key in ("uses", "where", "check", "widen", "known", "run"):
+            if key in node.value:
+                line, col = node.keys[key]
+                self.problem(line, col, f"{key!r} does not apply to a property claim", claim)
+        if claim.holes:
+            self.problem(claim.text_line or claim.line, 1, "a property claim quotes the note "
+                         "without holes", claim)
+        name = self.string(node, "property", claim, required=True)
+        if name is None:
+            return
+        if name not in CATALOG:
+            self.problem(name_node.line, name_node.col, f"unknown property {name!r}"
+                         f"{did_you_mean(name, NAMES)}", claim)
+            return
+        claim.property_name = name
+        spec = CATALOG[name]
+        entries = self.mapping(claim, params, "params")
+        for key, value in entries.items():
+            line, col = params.keys[key]
+            param = spec.param(key)
+            if param is None:
+                known = [p.name for p in spec.params]
+                listed = ", ".join(known) if known else "none"
+                self.problem(line, col, f"unknown parameter {key!r} for property {name!r}"
+                             f"{did_you_mean(key, known)} (it takes: {listed})", claim)
+                continue
+            try:
+                param.parse(value.plain())
+            except ParamError as err:
+                self.problem(value.line, value.col, f"params: {err}", claim)
+                continue
+            claim.params[key] = value.plain()
+        if spec.check_params is not None and len(claim.params) == len(entries):
+            full = {**spec.defaults(), **{k: spec.param(k).parse(v)
+                                          for k, v in claim.params.items()}}
+            problem = spec.check_params(full)
+            if problem:
+                where = params if params is not None else name_node
+                self.problem(where.line, where.col, f"params: {problem}", claim)
 
     def widen(self, claim: Claim, node: Node | None) -> None:
         for name, value in self.mapping(claim, node, "widen").items():

@@ -80,6 +80,7 @@ __all__ = [
     "AdditivityCounterexample",
     "check_step",
     "check_chain",
+    "check_cases",
     "tolerance_from_printed",
     "apply_assumptions",
     "expectation",
@@ -163,6 +164,10 @@ class Assumptions:
     * ``zero_mean`` -- random variables with ``E[X] = 0`` (else mean ``mu_X``).
     * ``unit_variance`` -- random variables with ``Var X = 1`` (else
       ``sigma_X**2``).
+    * ``random`` -- random variables about which nothing is assumed (not independent
+      of anything, mean ``mu_X``, variance ``sigma_X**2``). Not a claim key: the
+      claim checker puts here the names it meets inside ``E``/``Var``/``SD``/``Cov``
+      that the claim does not declare.
 
     Any iterable of names is accepted for the set-valued fields and stored as a
     frozenset, so the dataclass stays hashable and immutable.
@@ -177,10 +182,11 @@ class Assumptions:
     independent: frozenset[str] = frozenset()
     zero_mean: frozenset[str] = frozenset()
     unit_variance: frozenset[str] = frozenset()
+    random: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         for name in ("positive", "nonzero", "integer", "independent", "zero_mean",
-                     "unit_variance"):
+                     "unit_variance", "random"):
             object.__setattr__(self, name, _names(getattr(self, name)))
         for name in ("sum_to_one", "one_hot"):
             value = getattr(self, name)
@@ -196,8 +202,8 @@ class Assumptions:
 
     @property
     def random_variables(self) -> frozenset[str]:
-        """Every name declared as a random variable by any of the three RV fields."""
-        return self.independent | self.zero_mean | self.unit_variance
+        """Every name declared as a random variable by any of the four RV fields."""
+        return self.independent | self.zero_mean | self.unit_variance | self.random
 
 
 DEFAULT = Assumptions()
@@ -473,9 +479,19 @@ def _decide_zero(d: sympy.Basic) -> tuple[str, str]:
         r = attempt()
         if r == 0 or r.is_zero is True:
             return "proved", how
-        if r.is_number and r.is_zero is False:
+        if r.is_number and r.is_zero is False and _clearly_nonzero(r):
             return "disproved", f"lhs - rhs simplifies to the constant {sympy.sstr(r)}"
     return "undecided", ""
+
+
+def _clearly_nonzero(constant: sympy.Basic) -> bool:
+    """Confirm a constant's nonzero verdict by evaluating it: SymPy's assumption system can
+    call an unevaluated ``1 - cos(0/10000**2)`` nonzero, depending on query order."""
+    try:
+        value = sympy.N(constant.doit(), 60)
+    except (TypeError, ValueError, ArithmeticError):
+        return True
+    return not (value.is_number and abs(complex(value)) < 1e-45)
 
 
 def _decide_sign(d: sympy.Basic, strict: bool) -> tuple[str, str]:
@@ -900,6 +916,76 @@ def check_chain(
     ]
 
 
+def check_cases(
+    pairs: Sequence[tuple[Any, Any]],
+    labels: Sequence[str],
+    relation: str = "=",
+    assumptions: Assumptions = DEFAULT,
+    timeout: float = 3.0,
+    *,
+    index: int = 1,
+    shown: tuple[str, str] = ("", ""),
+) -> StepVerdict:
+    """One step checked on several instances (``labels[k]`` names case ``k``, e.g. ``i=1, j=2``).
+
+    ``proved`` only when every case is proved (a finite case split is a proof of the
+    instance); ``numeric`` when the rest agree at every sample point; ``failed`` names
+    the first case where the sides differ. One worker decides all cases within
+    ``timeout``; sides that already evaluate equal need none. ``shown`` is the step
+    as the note prints it (lhs, rhs), for the verdict.
+    """
+    t0 = time.monotonic()
+    rel = _norm_relation(relation)
+    if rel == "≈" or not pairs or len(labels) != len(pairs):
+        raise ValueError("check_cases needs one label per case and an exact relation")
+    a = assumptions
+    applied = [(apply_assumptions(_as_expr(lhs, "lhs"), a),
+                apply_assumptions(_as_expr(rhs, "rhs"), a)) for lhs, rhs in pairs]
+    syms: set = set()
+    for left, right in applied:
+        syms |= left.free_symbols | right.free_symbols
+    cases = _one_hot_cases(syms, a)
+    todo = [k for k, (left, right) in enumerate(applied)
+            if not (rel == "=" and cases == [{}] and left - right == 0)]
+    items, finished = (_run_streaming(_job_pairs, ([applied[k] for k in todo], rel, cases),
+                                      timeout) if todo else ([], True))
+    shown_lhs, shown_rhs = shown
+    numeric_cases = []
+    undecided = []
+    for n, k in enumerate(todo):
+        symbolic, how = items[n] if n < len(items) else (TIMEOUT, "cut off")
+        if symbolic == "proved":
+            continue
+        left, right = applied[k]
+        numeric, ndetail, point = _numeric(left, right, rel, a, None)
+        if symbolic == "disproved" or numeric == "differ":
+            if point is None:
+                free = left.free_symbols | right.free_symbols
+                point = _point_text(_points(free, a, 1)[0]) if free else {}
+            detail = "; ".join(p for p in (f"case {labels[k]}", how, ndetail) if p)
+            return _verdict(index, shown_lhs, shown_rhs, rel, FAILED, detail, t0,
+                            counterexample={"case": labels[k], **point}, symbolic=symbolic,
+                            numeric=numeric)
+        if numeric == "agree":
+            numeric_cases.append(labels[k])
+        else:
+            undecided.append((labels[k], symbolic))
+    n = len(pairs)
+    if undecided:
+        status = TIMEOUT if any(s == TIMEOUT for _, s in undecided) or not finished \
+            else UNDECIDED
+        return _verdict(index, shown_lhs, shown_rhs, rel, status,
+                        f"not decided in case {undecided[0][0]} ({len(undecided)} of {n} "
+                        "cases)", t0, symbolic=status)
+    if numeric_cases:
+        return _verdict(index, shown_lhs, shown_rhs, rel, NUMERIC,
+                        f"numeric evidence in {len(numeric_cases)} of {n} cases (first: "
+                        f"{numeric_cases[0]}), proved in the others", t0, symbolic="undecided",
+                        numeric="agree")
+    return _verdict(index, shown_lhs, shown_rhs, rel, PROVED,
+                    f"proved in each of the {n} cases", t0, symbolic="proved")
+
+
 # ---------------------------------------------------------- random variables
 
 
@@ -925,33 +1011,42 @@ def moment(name: str, k: int, assumptions: Assumptions) -> sympy.Expr:
 def expectation(expr: Any, assumptions: Assumptions) -> sympy.Expr:
     """``E[expr]`` for a polynomial in the declared random variables, exactly.
 
-    Linearity needs no independence; the factorisation ``E[X^a Y^b] =
-    E[X^a] E[Y^b]`` does, so more than one random variable requires every one of
-    them in ``assumptions.independent``. Dependence is written explicitly instead
-    (substitute ``Y = X`` before taking the expectation).
+    Linearity needs no independence: each term is taken on its own. The
+    factorisation ``E[X^a Y^b] = E[X^a] E[Y^b]`` does need it, so a product of
+    several random variables factors only when every one of them is in
+    ``assumptions.independent``; otherwise its expectation stays an unknown joint
+    moment, the real symbol ``E[X*Y]`` (``E[X^2*Y]``, ...), and a step that needed
+    independence is then not proved (``Var(X + Y) = Var X + Var Y`` keeps a
+    ``2 E[X*Y] - 2 mu_X mu_Y`` it cannot drop).
     """
     expr = sympy.expand(_as_expr(expr, "expression"))
     rvs = assumptions.random_variables
-    present = sorted({s.name for s in expr.free_symbols if s.name in rvs})
-    if len(present) > 1 and not set(present) <= assumptions.independent:
-        loose = sorted(set(present) - assumptions.independent)
-        raise ValueError(f"random variables {loose} are not declared independent")
     total = sympy.Integer(0)
     for term in sympy.Add.make_args(expr):
         coeff = sympy.Integer(1)
-        value = sympy.Integer(1)
+        powers: dict[str, int] = {}
         for factor in sympy.Mul.make_args(term):
             base, exp = factor.as_base_exp()
             if isinstance(base, sympy.Symbol) and base.name in rvs:
                 if not (exp.is_Integer and exp >= 0):
                     raise ValueError(f"{factor} is not a polynomial in random variables")
-                value *= moment(base.name, int(exp), assumptions)
+                powers[base.name] = powers.get(base.name, 0) + int(exp)
             elif any(s.name in rvs for s in factor.free_symbols):
                 raise ValueError(f"{factor} is not a polynomial in random variables")
             else:
                 coeff *= factor
-        total += coeff * value
+        total += coeff * _joint_moment(powers, assumptions)
     return sympy.expand(total)
+
+
+def _joint_moment(powers: Mapping[str, int], assumptions: Assumptions) -> sympy.Expr:
+    """``E[X^a Y^b ...]``: a product of moments across independent variables, else the
+    unknown joint moment as a symbol (named by the sorted variables and powers)."""
+    powers = {n: k for n, k in powers.items() if k}
+    if len(powers) <= 1 or set(powers) <= assumptions.independent:
+        return sympy.Mul(*(moment(n, k, assumptions) for n, k in powers.items()))
+    name = "*".join(n if k == 1 else f"{n}^{k}" for n, k in sorted(powers.items()))
+    return sympy.Symbol(f"E[{name}]", real=True)
 
 
 def variance(expr: Any, assumptions: Assumptions) -> sympy.Expr:

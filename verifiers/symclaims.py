@@ -12,23 +12,59 @@ with a point where the two sides differ. SymPy is imported only here.
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
+import itertools
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.holes import Match
-from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chains
-from verifiers.matrixcalc import MatrixError, MatrixInstance, ShapeError, compare, names_to_read
+from verifiers.indices import (
+    IndexError_,
+    IndexSetting,
+    ShapeMismatch,
+    instances,
+    matrix_names,
+    pairs_of,
+    size_of,
+)
+from verifiers.latex import (
+    SUM_UPPER,
+    LatexError,
+    canonical,
+    parse_interval,
+    parse_latex,
+    parse_limit_point,
+    round_trip_ok,
+    split_chains,
+)
+from verifiers.matrixcalc import (
+    FAILED,
+    NUMERIC,
+    PROVED,
+    TIMEOUT,
+    EntryDefinition,
+    MatrixError,
+    MatrixInstance,
+    ShapeError,
+    compare_entries,
+    names_to_read,
+)
 from verifiers.notes import Note
 from verifiers.schema import Claim
 from verifiers.symbolic import (
     Assumptions,
     StepVerdict,
+    check_cases,
     check_step,
     covariance,
     expectation,
+    limit_check,
+    moment,
     variance,
 )
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
@@ -40,17 +76,41 @@ class _Unparsed(Exception):
     pass
 
 
+class _RestatedReadable(Exception):
+    """A restatement of a definition the reader can read as printed: a broken claim."""
+
+
 def assumptions(claim: Claim) -> Assumptions:
     return Assumptions(**claim.assume)  # type: ignore[arg-type]
 
 
+#: Multi-letter names the claim declares (``define:``/``assume:`` keys such as ``pos``,
+#: ``d_model``): the reader takes them whole, as a plain-text note writes them.
+_NAMES: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("names",
+                                                                                 default=None)
+
+
+def declared_names(claim: Claim) -> dict[str, Any]:
+    """Names of ``define:`` and ``assume:`` that LaTeX would split (``pos`` is p·o·s,
+    ``d_model`` is d_{m}·o·d·e·l): the claim declares them, so they are names."""
+    if claim.matrices:
+        return {}
+    found = set(claim.define)
+    for value in claim.assume.values():
+        if isinstance(value, tuple):
+            found |= set(value)
+    plain = re.compile(r"[A-Za-z]{2,}|[A-Za-z]+_[A-Za-z]{2,}")
+    return {n: sympy.Symbol(n, real=True) for n in found if plain.fullmatch(n)}
+
+
 def _parse(text: str, functions: tuple[str, ...] = (), matrices: frozenset[str] = frozenset()
            ) -> Any:
+    names = {n: s for n, s in (_NAMES.get() or {}).items() if n not in functions}
     try:
-        expr = parse_latex(text, functions=functions, matrices=matrices)
+        expr = parse_latex(text, names, functions=functions, matrices=matrices)
     except LatexError as err:
         raise _Unparsed(f"cannot read {text!r}: {err}") from None
-    if not round_trip_ok(text, expr, functions=functions, matrices=matrices):
+    if not round_trip_ok(text, expr, names, functions=functions, matrices=matrices):
         raise _Unparsed(f"{text!r} does not read back as written (parsed as {expr})")
     return expr
 
@@ -75,51 +135,153 @@ class Definitions:
     """``define: {p: P, L: F}``: P reads ``p = …``; F reads ``L (w) = …`` (a function)."""
 
     def __init__(self, claim: Claim, match: Match) -> None:
+        self.claim = claim
         self.functions = function_names(claim, match)
         self.matrices = frozenset(names_to_read(claim.matrices, claim.define))
         self.symbols: dict[Any, Any] = {}
         self.calls: dict[str, tuple[tuple[Any, ...], Any]] = {}
         self.instance: MatrixInstance | None = None
         matrix_defs: dict[str, Any] = {}
+        self.patterns: dict[Any, Any] = {}  # q \cdot k = …: a left side that is no name
+        self.givens: dict[Any, Any] = {}  # E [X] = 2: the mean mu_X of a random variable
+        self.restated: list[str] = []  # definitions the claim restates, with the reason
+        self.integers = frozenset(claim.assume.get("integer", ()))  # PE(pos, 2i): i integer
+        self.hypotheses = Hypotheses()  # i ≠ j, T → 0⁺, z_j - z_k < 0, (e_i)_m = …
         for name, hole in claim.define.items():
-            lhs, rhs = self._definition(name, hole, match)
+            if not claim.matrices and hole not in claim.restate and self.hypotheses.read(
+                    name, match.formulas[hole].text, self.functions):
+                continue
+            lhs, rhs = self._definition(name, hole, match, claim)
             if claim.matrices:
-                if getattr(lhs, "name", None) != name:
+                lhs_name = getattr(lhs, "name", None)
+                head, _, indices = (lhs_name or "").partition("_")
+                if isinstance(lhs, AppliedUndef) and lhs.func.__name__ == name \
+                        and name in self.functions \
+                        and all(isinstance(a, sympy.Symbol) for a in lhs.args):
+                    self.calls[name] = (lhs.args, rhs)  # R (θ) = [\begin{matrix} …]
+                elif lhs_name == name:
+                    matrix_defs[name] = rhs
+                elif head == name and indices.isascii() and indices.isalpha() \
+                        and indices.islower():  # y_{r} = …: y given entry by entry
+                    matrix_defs[name] = EntryDefinition(tuple(indices), rhs)
+                else:
                     raise _Unparsed(f"define: {name}: formula {hole} does not read "
                                     f"'{name} = …'")
-                matrix_defs[name] = rhs
             elif name in self.functions and isinstance(lhs, AppliedUndef) \
                     and all(isinstance(a, sympy.Symbol) for a in lhs.args):
                 self.calls[name] = (lhs.args, rhs)
                 # The bare name stands for the function of its own variables (dL/dw).
                 self.symbols[sympy.Symbol(name, real=True)] = rhs
+            elif name in self.functions and isinstance(lhs, AppliedUndef) \
+                    and all(a.free_symbols for a in lhs.args):
+                # PE(pos, 2i) = …: a pattern; PE(1, 2) has pos = 1, i = 1 (an integer when
+                # assume: {integer: [i]}); PE(1, 3) does not match and stays PE(1, 3)
+                self.calls[name] = (lhs.args, rhs)
             elif lhs == sympy.Symbol(name, real=True):
                 self.symbols[lhs] = rhs
-            else:
+            elif not self._given(name, lhs, rhs):
                 raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
+        self.symbols = {k: sympy.Function("vec")(*v) if isinstance(v, sympy.Tuple) else v
+                        for k, v in self.symbols.items()}  # v_{1} = (2, 0): a vector
         if claim.matrices:
-            self.instance = MatrixInstance(claim.matrices, matrix_defs, claim.upstream)
+            self.instance = MatrixInstance(claim.matrices, matrix_defs, claim.upstream,
+                                           functions=self.calls)
 
-    def _definition(self, name: str, hole: str, match: Match) -> tuple[Any, Any]:
-        """The chain ``name = …`` of a define hole (a hole may hold several: R = …, Z = …)."""
-        chains = split_chains(match.formulas[hole].text)
+    def _definition(self, name: str, hole: str, match: Match, claim: Claim
+                    ) -> tuple[Any, Any]:
+        """The chain ``name = …`` of a define hole (a hole may hold several: R = …, Z = …).
+
+        A define hole the reader cannot read -- words such as 「输入X通过…三条投影路径」
+        that state the definition -- may be restated (``restate:``) with a reason; a
+        readable one may not."""
+        text = match.formulas[hole].text
+        restated = claim.restate.get(hole)
+        if restated is not None:
+            if _reads(text, self):
+                raise _RestatedReadable(f"restate: {hole}: the note's formula reads as "
+                                        "written; use it instead of the restatement")
+            note = f"{restated.text} (restated: {restated.reason})"
+            if note not in self.restated:
+                self.restated.append(note)
+            text = restated.text
+        chains = split_chains(text)
         for chain in chains:
             if len(chain) == 3 and chain[1] == "=":
                 lhs = _parse(chain[0], self.functions, self.matrices)
-                if len(chains) == 1 or getattr(lhs, "name", None) == name or (
-                        isinstance(lhs, AppliedUndef) and lhs.func.__name__ == name):
+                lhs_name = getattr(lhs, "name", None)
+                if len(chains) == 1 or lhs_name == name or _names_lhs(name, lhs) or (
+                        isinstance(lhs, AppliedUndef) and lhs.func.__name__ == name) or (
+                        claim.matrices and (lhs_name or "").partition("_")[0] == name):
                     return lhs, _parse(chain[2], self.functions, self.matrices)
         raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
 
     def apply(self, expr: Any) -> Any:
-        """Replace defined symbols and calls, then take any derivative that became concrete."""
-        for name, (params, body) in self.calls.items():
-            expr = expr.replace(
-                lambda x, name=name: isinstance(x, AppliedUndef) and x.func.__name__ == name,
-                lambda x, params=params, body=body: body.subs(dict(zip(params, x.args,
-                                                                        strict=True))))
-        expr = expr.subs(self.symbols)
+        """Replace defined symbols and calls, then take any derivative that became concrete.
+        A matrix rule is left as read: its instance gives ∂L/∂M and its functions their
+        meaning."""
+        if self.instance is not None:
+            return expr
+        for _ in range(8):  # a definition may use another (a_j = e^{s_j} / D, D = …)
+            before = expr
+            for name, (params, body) in self.calls.items():  # y = x + F (x), F (x) = - x
+                expr = expr.replace(
+                    lambda x, name=name: isinstance(x, AppliedUndef) and x.func.__name__ == name,
+                    lambda x, params=params, body=body: self._call(params, body, x))
+            expr = expr.subs(self.symbols)
+            for lhs, rhs in self.patterns.items():
+                expr = expr.xreplace({lhs: rhs})
+                if expr.has(*lhs.free_symbols) and canonical(expr).has(canonical(lhs)):
+                    expr = canonical(expr).subs(canonical(lhs), rhs)
+            if expr == before:
+                break
         return expr.replace(lambda x: isinstance(x, sympy.Derivative), lambda x: x.doit())
+
+    def _call(self, params: tuple[Any, ...], body: Any, call: Any) -> Any:
+        """``body`` at the arguments of ``call``; a parameter written as an expression
+        (``2 i``) is solved for its one symbol, which must be an integer if declared so."""
+        if len(params) != len(call.args):
+            return call
+        if all(isinstance(p, sympy.Symbol) for p in params):
+            return body.subs(dict(zip(params, call.args, strict=True)))
+        values: dict[Any, Any] = {}
+        for param, arg in zip(params, call.args, strict=True):
+            param = param.xreplace(values)
+            free = param.free_symbols
+            if not free:
+                if sympy.simplify(param - arg) != 0:
+                    return call
+                continue
+            if len(free) != 1:
+                return call
+            (sym,) = free
+            solved = sympy.solve(param - arg, sym)
+            if len(solved) != 1:
+                return call
+            if sym.name in self.integers and not solved[0].is_integer:
+                return call
+            values[sym] = solved[0]
+        return body.xreplace(values)
+
+    def _given(self, name: str, lhs: Any, rhs: Any) -> bool:
+        """``define: {q \\cdot k: D}`` (a left side that is no name: replaced wherever it
+        occurs), ``define: {E [X]: M}`` (the mean of X is given: mu_X is replaced after
+        the moments are taken) or ``define: {Cov (X, Y): C}`` (the covariance is given:
+        the joint moment E[X*Y] is, and nothing else about X and Y)."""
+        if not _names_lhs(name, lhs):
+            return False
+        args = lhs.args if isinstance(lhs, AppliedUndef) else ()
+        if not all(isinstance(a, sympy.Symbol) for a in args):
+            args = ()
+        if lhs.func.__name__ == "E" and len(args) == 1:
+            self.givens[sympy.Symbol(f"mu_{args[0].name}", real=True)] = rhs
+        elif lhs.func.__name__ == "Cov" and len(args) == 2 and args[0] != args[1]:
+            names = sorted(a.name for a in args)
+            means = [moment(n, 1, assumptions(self.claim)) for n in names]
+            self.givens[sympy.Symbol(f"E[{names[0]}*{names[1]}]", real=True)] = (
+                rhs + means[0] * means[1])
+        else:
+            self.patterns[lhs] = rhs
+        return True
 
 
 def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
@@ -128,7 +290,11 @@ def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]
     A wrong step may be pinned like a wrong number: ``known: {G.step2: {printed:
     "<the step as printed>", expected: failed, why: ...}}``.
     """
-    return [_pinned(claim, v) for v in _values(claim, match, note)]
+    token = _NAMES.set(declared_names(claim))
+    try:
+        return [_pinned(claim, v) for v in _values(claim, match, note)]
+    finally:
+        _NAMES.reset(token)
 
 
 def _pinned(claim: Claim, value: ValueVerdict) -> ValueVerdict:
@@ -148,21 +314,39 @@ def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
     values: list[ValueVerdict] = []
     try:
         subs = Definitions(claim, match)
+    except _RestatedReadable as err:
+        first = match.formulas[next(iter(claim.define.values()))]
+        return [_value(note, first, "define", first.text, ERROR, "", str(err))]
     except (_Unparsed, LatexError, ValueError) as err:
         first = match.formulas[next(iter(claim.define.values()))]
         return [_value(note, first, "define", first.text, UNPARSED, "", str(err))]
     defined = set(claim.define.values())
+    # A formula hole opening with `=` continues the last side of the hole before it, and so
+    # does one that the quote joins to it with a bare `=` (⟪Q⟫ = ⟪P⟫: one chain in two holes).
+    previous: tuple[str, Any] | None = None  # (last side, its restatement or None)
+    previous_end = match.start
     for name in claim.formulas:
-        if name in defined:
-            continue
         printed = match.formulas[name]
         restated = claim.restate.get(name)
+        between = note.text[previous_end:printed.start]
+        last = previous if not _RELATION_MARK.search(between) or between.strip() == "=" \
+            else None  # another display in between: `=` would continue that one
+        joiner = "=" if between.strip() == "=" else ""
+        previous_end = printed.end
+        own = restated.text if restated is not None else printed.text
+        previous = (side, restated) if (side := _last_side(own)) is not None else None
+        if name in defined:
+            continue
         if restated is not None and _reads(printed.text, subs):
             values.append(_value(note, printed, name, printed.text, ERROR, "",
                                  "restate: the note's formula reads as written; check it "
                                  "instead of the restatement (remove 'restate')"))
             continue
-        source = restated.text if restated is not None else printed.text
+        source = own
+        if last is not None and (joiner or _CONTINUES.match(source)):
+            source = f"{last[0]} {joiner} {source}"  # "= E [X^{2}] + …" goes on from above
+            previous = (side, restated) if (side := _last_side(source)) is not None else None
+            restated = restated or last[1]
         try:
             chains = split_chains(source)
         except LatexError as err:
@@ -176,6 +360,10 @@ def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
                     value.restated = source
                     value.message += f" (restated: {restated.reason})"
             values.extend(chain_values)
+    if subs.restated:  # steps read from the note, on definitions the note states in words
+        given = "; ".join(subs.restated)
+        for value in values:
+            value.message += f" [with the definition {given}]"
     return values
 
 
@@ -193,16 +381,33 @@ def _reads(text: str, subs: Definitions) -> bool:
 def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list[str],
                  subs: Definitions) -> list[ValueVerdict]:
     sides, relations = chain[0::2], chain[1::2]
+    special = _special_chain(claim, note, printed, label, sides, relations, subs)
+    if special is not None:  # shapes, limits, formulas over indices
+        return special
     try:
-        exprs = [subs.apply(_parse(side, subs.functions, subs.matrices)) for side in sides]
+        exprs = [_interval(side, subs) if k and relations[k - 1] == "\\in"
+                 else primes(subs.apply(_parse(side, subs.functions, subs.matrices)),
+                             claim.functions) for k, side in enumerate(sides)]
     except _Unparsed as err:
         return [_value(note, printed, label, " ".join(chain), UNPARSED, "", str(err))]
     if subs.instance is not None:
         return _check_matrix_chain(claim, note, printed, label, sides, relations, exprs,
                                    subs.instance)
+    if any(isinstance(e, sympy.Tuple) or e.has(_VEC) for e in exprs):  # (2, 0) + (0, 2)
+        try:
+            exprs = _vectors(exprs)
+        except ValueError as err:
+            return [_value(note, printed, f"{label}.step{k}", f"{sides[k - 1]} = {sides[k]}",
+                           DISCREPANCY, "failed", f"step {k}: {err}")
+                    for k in range(1, len(sides))]
+    if any(e.has(sympy.Function("given")) for e in exprs):  # p (a ∣ b) = p (b, a) / p (b)
+        exprs = _conditionals(exprs)
+    if "o" in claim.functions and any(_little_o(e) for e in exprs):  # A = B + o (η)
+        return _check_first_order(claim, note, printed, label, sides, relations, exprs)
     exprs = [_link_indexed(e) for e in exprs]
-    if assumptions(claim).random_variables:
-        exprs = [_moments(e, assumptions(claim)) for e in exprs]
+    assume = _with_random(assumptions(claim), exprs)
+    if assume.random_variables:
+        exprs = [_moments(e, assume).subs(subs.givens) for e in exprs]
     steps = []
     for k, relation in enumerate(relations):
         lhs, rhs = exprs[k], exprs[k + 1]
@@ -212,11 +417,61 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
         else:  # "=" with decimals is exact arithmetic on the printed digits
             lhs, rhs = _exact(lhs), _exact(rhs)
         try:
-            steps.append(check_step(lhs, rhs, relation, assumptions(claim), claim.timeout,
-                                    tolerance=tolerance, index=k + 1))
+            if relation == "\\in" or lhs.has(sympy.Limit) or rhs.has(sympy.Limit):
+                steps.append(_bound_or_limit(lhs, rhs, relation, assume, claim.timeout, k + 1))
+            else:
+                steps.append(check_step(lhs, rhs, relation, assume, claim.timeout,
+                                        tolerance=tolerance, index=k + 1))
         except ValueError as err:  # e.g. a relation we do not check (\to, \ne)
             return [_value(note, printed, label, " ".join(chain), ERROR, "", str(err))]
     return [_step_value(note, printed, label, sides, relations, step) for step in steps]
+
+
+def _interval(side: str, subs: Definitions) -> Any:
+    """The right side of ``x \\in [a, b]`` (``(a, b]``, ...) as a SymPy Interval."""
+    try:
+        lo, hi, lo_in, hi_in = parse_interval(side)
+    except LatexError as err:
+        raise _Unparsed(f"cannot read {side!r}: {err}") from None
+    a, b = (subs.apply(_parse(t, subs.functions, subs.matrices)) for t in (lo, hi))
+    return sympy.Interval(a, b, not lo_in, not hi_in)
+
+
+def _bound_or_limit(lhs: Any, rhs: Any, relation: str, assume: Assumptions, timeout: float,
+                    index: int) -> StepVerdict:
+    """``x \\in [a, b]`` as ``a <= x`` and ``x <= b`` (``<`` at an open end; an infinite end
+    holds), each proved or shown at sample points; ``\\lim_{x \\to a} f = L`` by
+    :func:`limit_check` (sympy.limit in a bounded worker, else approach at sample points)."""
+    if relation == "\\in":
+        if not isinstance(rhs, sympy.Interval):
+            raise ValueError(f"'\\in' needs an interval [a, b] on its right, not {rhs}")
+        ends = []
+        x = sympy.sstr(lhs)
+        if rhs.start != -sympy.oo:
+            rel = "<" if rhs.left_open else "<="
+            ends.append((f"lower end {sympy.sstr(rhs.start)} {rel} {x}",
+                         check_step(rhs.start, lhs, rel, assume, timeout, index=index)))
+        if rhs.end != sympy.oo:
+            rel = "<" if rhs.right_open else "<="
+            ends.append((f"upper end {x} {rel} {sympy.sstr(rhs.end)}",
+                         check_step(lhs, rhs.end, rel, assume, timeout, index=index)))
+        bad = next(((what, v) for what, v in ends if not v.passed), None)
+        if bad is not None:
+            what, v = bad
+            return dataclasses.replace(v, lhs=sympy.sstr(lhs), rhs=sympy.sstr(rhs),
+                                       relation="∈", detail=f"{what}: {v.detail}")
+        status = "proved" if all(v.status == "proved" for _, v in ends) else "numeric"
+        detail = "; ".join(f"{what}: {v.detail}" for what, v in ends)
+        return StepVerdict(index, sympy.sstr(lhs), sympy.sstr(rhs), "∈", status, detail,
+                           symbolic=status, numeric="agree" if status == "numeric" else "skipped")
+    limits = [side for side in (lhs, rhs) if isinstance(side, sympy.Limit)]
+    if relation != "=" or len(limits) != 1 or (lhs if limits[0] is rhs else rhs).has(sympy.Limit):
+        raise ValueError("a limit \\lim_{x \\to a} f is checked as one side of '=' whose "
+                         "other side has no limit")
+    body, var, point, direction = limits[0].args
+    other = lhs if limits[0] is rhs else rhs
+    step = limit_check(body, var, point, other, str(direction), assume, timeout)
+    return dataclasses.replace(step, index=index)
 
 
 def _check_matrix_chain(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
@@ -226,9 +481,17 @@ def _check_matrix_chain(claim: Claim, note: Note, printed: Any, label: str, side
     sizes = ", ".join(f"{n} {r}×{c}" for n, (r, c) in claim.matrices.items())
     values = []
     explicit: list[Any] = []
+    try:  # an entry rule ({\bar{S}}_{i j} = …) is checked for every value of i, j
+        indices = instance.free_indices(*exprs)
+    except ShapeError as err:
+        return [_value(note, printed, f"{label}.step{k}", f"{sides[k - 1]} = {sides[k]}",
+                       DISCREPANCY, "failed", f"step {k}: {err}")
+                for k in range(1, len(sides))]
+    except MatrixError as err:
+        return [_value(note, printed, label, " ".join(sides), ERROR, "", str(err))]
     for side, expr in zip(sides, exprs, strict=True):
         try:
-            explicit.append(instance.instantiate(expr))
+            explicit.append(instance.instantiate_indexed(expr, indices))
         except ShapeError as err:  # the formula cannot be formed: the rule is wrong
             explicit.append(ShapeError(f"{side}: {err}"))
         except MatrixError as err:
@@ -240,10 +503,18 @@ def _check_matrix_chain(claim: Claim, note: Note, printed: Any, label: str, side
                                  f"step {k}: a matrix rule is checked for '=' only"))
             continue
         bad = [e for e in explicit[k - 1:k + 1] if isinstance(e, ShapeError)]
-        equal, detail = (False, str(bad[0])) if bad else compare(explicit[k - 1], explicit[k])
-        if equal:
+        status, detail = (FAILED, str(bad[0])) if bad else compare_entries(
+            explicit[k - 1], explicit[k], claim.timeout)
+        if status == PROVED:
             values.append(_value(note, printed, f"{label}.step{k}", text, VERIFIED, "proved",
                                  f"step {k}: proved entry by entry ({sizes})"))
+        elif status == NUMERIC:
+            values.append(_value(note, printed, f"{label}.step{k}", text, VERIFIED,
+                                 EXPECTED["numeric"], f"step {k}: the entries agree at a "
+                                 f"40-digit sample point ({sizes}); SymPy did not prove it"))
+        elif status == TIMEOUT:
+            values.append(_value(note, printed, f"{label}.step{k}", text, ERROR, "timeout",
+                                 f"step {k} ({text}): {detail} ({sizes})"))
         else:
             values.append(_value(note, printed, f"{label}.step{k}", text, DISCREPANCY, "failed",
                                  f"step {k} ({text}): failed on the instance ({sizes}): "
@@ -281,6 +552,9 @@ def _moments(expr: Any, assume: Assumptions) -> Any:
     def evaluate(node: Any) -> Any:
         name = node.func.__name__
         try:
+            if name in ("E", "Var", "SD") and len(node.args) == 1 and node.args[0].has(
+                    sympy.Sum):
+                return _sum_moment(name, node.args[0], assume)
             if name in _MOMENTS and len(node.args) == 1:
                 return _MOMENTS[name](node.args[0], assume)
             if name == "SD" and len(node.args) == 1:
@@ -331,3 +605,556 @@ def _value(note: Note, printed: Any, name: str, text: str, status: str, expected
         start=note.position(printed.start), end=note.position(printed.end),
         message=f"{name}: {message}", suggestion=None,
     )
+
+
+
+# ------------------------------------------------ hypotheses, primes, shapes, limits, indices
+
+
+class Hypotheses:
+    """What a define hole states other than ``name = …`` (read, never checked):
+
+    * ``i \\ne j`` -- index cases with ``i = j`` are excluded (formulas over indices);
+    * ``T \\to 0^{+}`` -- the variable and point of the claim's limits ``A \\to B``;
+    * ``z_j - z_k \\lt 0`` (``\\gt``, ``\\le``, ``\\ge``) -- a sign: ``z_j`` becomes
+      ``z_k - u`` with ``u > 0`` (``u ≥ 0``) in the claim's limits;
+    * ``(e_i)_m = \\delta_{im}`` -- the components of ``e_i`` (formulas over indices).
+    """
+
+    def __init__(self) -> None:
+        self.distinct: list[tuple[str, str]] = []
+        self.limit: tuple[Any, Any, str] | None = None
+        self.signs: dict[Any, Any] = {}
+        self.components: list[tuple[Any, Any]] = []
+        self.small: Any = None  # η of "η small enough": ≈ is then first order in η
+
+    def read(self, name: str, text: str, functions: tuple[str, ...]) -> bool:
+        """Store the hypothesis of a define hole; False when it is a definition ``name = …``."""
+        try:
+            chains = split_chains(text)
+        except LatexError:
+            return False
+        if len(chains) == 1 and len(chains[0]) == 1:  # 只要 $\eta$ 足够小: the small one
+            try:
+                sym = _parse(chains[0][0], functions)
+            except _Unparsed:  # words that state a definition: restated, read elsewhere
+                return False
+            if getattr(sym, "name", None) != name:
+                return False
+            self.small = sym
+            return True
+        if len(chains) != 1 or len(chains[0]) != 3:
+            return False
+        left, rel, right = chains[0]
+        if rel == "=":
+            try:
+                lhs = _parse(left, functions)
+            except _Unparsed:
+                return False  # reported where the definition is read
+            if isinstance(lhs, sympy.Indexed) and getattr(lhs.base.label, "name", "") == name:
+                self.components.append((lhs, _parse(right, functions)))
+                return True
+            return False
+        if rel == "\\to":
+            lhs = _parse(left, functions)
+            if getattr(lhs, "name", None) != name:
+                raise _Unparsed(f"define: {name}: '{left} \\to …' does not name {name}")
+            point_text, direction = parse_limit_point(right)
+            self.limit = (lhs, _parse(point_text, functions), direction)
+            return True
+        lhs, rhs = _parse(left, functions), _parse(right, functions)
+        if rel == "\\ne":
+            if not (isinstance(lhs, sympy.Symbol) and isinstance(rhs, sympy.Symbol)
+                    and name in (lhs.name, rhs.name)):
+                raise _Unparsed(f"define: {name}: '{left} \\ne {right}' is read for two "
+                                "index names only")
+            self.distinct.append((lhs.name, rhs.name))
+            return True
+        if rel in ("<", ">", "\\le", "\\ge"):
+            sym = sympy.Symbol(name, real=True)
+            strict = rel in ("<", ">")
+            gap = sympy.Symbol(f"u_{{{name}}}", **({"positive": True} if strict
+                                                   else {"nonnegative": True}))
+            sign = -1 if rel in ("<", "\\le") else 1
+            solved = sympy.solve(lhs - rhs - sign * gap, sym)
+            if len(solved) != 1:
+                raise _Unparsed(f"define: {name}: cannot solve '{left} {rel} {right}' for "
+                                f"{name}")
+            self.signs[sym] = solved[0]
+            return True
+        return False
+
+
+def primes(expr: Any, functions: tuple[str, ...]) -> Any:
+    """``(e^x)'``, ``(u/v)'``: the reader's ``prime(…)`` as a derivative.
+
+    Names in ``functions`` under a prime (``u``, ``v``) are functions of one variable
+    ``t``; the result is written in their values (``u``, ``u'``), so ``(u/v)' =
+    (u'v - uv')/v^2`` is an identity between ``u, u', v, v'``. Without declared
+    functions the prime is the derivative by the one variable of its argument.
+    """
+    prime = sympy.Function("prime")
+    if not expr.has(prime):
+        return expr
+    t = sympy.Dummy("t", real=True)
+
+    def derivative(node: Any) -> Any:
+        arg = node.args[0]
+        names = sorted({s.name for s in arg.free_symbols} & set(functions))
+        if names:
+            calls = {sympy.Symbol(n, real=True): sympy.Function(n)(t) for n in names}
+            value = sympy.diff(arg.xreplace(calls), t)
+            value = value.replace(
+                lambda x: isinstance(x, sympy.Derivative) and isinstance(x.expr, AppliedUndef)
+                and x.variables == (t,) and x.derivative_count == 1,
+                lambda x: sympy.Symbol(x.expr.func.__name__ + "'", real=True))
+            return value.xreplace({v: k for k, v in calls.items()})
+        free = [s for s in arg.free_symbols if isinstance(s, sympy.Symbol)]
+        if len(free) != 1:
+            raise _Unparsed(f"a prime needs one variable or functions: [..] ({arg})")
+        return sympy.diff(arg, free[0])
+
+    return expr.replace(lambda x: isinstance(x, AppliedUndef) and x.func == prime, derivative)
+
+
+def _special_chain(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
+                   relations: list[str], subs: Definitions) -> list[ValueVerdict] | None:
+    """Chains checked otherwise than side by side: shapes, limits, formulas over indices."""
+    if subs.instance is not None:
+        return None
+    try:
+        if _shape_chain(sides, relations):
+            return _check_shapes(note, printed, label, sides, relations, subs)
+        if "\\to" in relations:
+            return _check_limit(claim, note, printed, label, sides, relations, subs)
+        if subs.hypotheses.small is not None and "\\approx" in relations:
+            return _check_small(claim, note, printed, label, sides, relations, subs)
+        return _check_indexed(claim, note, printed, label, sides, relations, subs)
+    except _Unparsed as err:
+        return [_value(note, printed, label, " ".join(_chain_text(sides, relations)), UNPARSED,
+                       "", str(err))]
+
+
+def _chain_text(sides: list[str], relations: list[str]) -> list[str]:
+    out = [sides[0]]
+    for rel, side in zip(relations, sides[1:], strict=True):
+        out += [rel, side]
+    return out
+
+
+_DIM = r"(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\d+)"
+_SHAPE = rf"\s*({_DIM})\s*\\times\s*({_DIM})\s*"
+_SHAPE_FACTOR = re.compile(rf"\({_SHAPE}\)")
+_SHAPE_SIDE = re.compile(rf"(?:\s*\({_SHAPE}\)\s*)+|{_SHAPE}")
+
+
+def _shape_chain(sides: list[str], relations: list[str]) -> bool:
+    """``(d\\times1)(1\\times V)=d\\times V``: every side a shape or a product of shapes,
+    one side a product of at least two, related by ``=`` or ``\\to``."""
+    return (all(_SHAPE_SIDE.fullmatch(s) for s in sides)
+            and any(len(_SHAPE_FACTOR.findall(s)) >= 2 for s in sides)
+            and all(r in ("=", "\\to") for r in relations))
+
+
+def _check_shapes(note: Note, printed: Any, label: str, sides: list[str], relations: list[str],
+                  subs: Definitions) -> list[ValueVerdict]:
+    """A product of shapes is defined when each inner pair of sizes agrees; its shape is
+    (first rows) × (last columns). Each relation compares the shapes of its sides."""
+    def shape(side: str) -> tuple[Any, Any] | str:
+        factors = _SHAPE_FACTOR.findall(side) or [_SHAPE_SIDE.fullmatch(side).groups()[-2:]]
+        dims = [(_parse(a, subs.functions), _parse(b, subs.functions)) for a, b in factors]
+        for (_, cols), (rows, _) in itertools.pairwise(dims):
+            if sympy.simplify(cols - rows) != 0:
+                return f"({side}) is not defined: inner sizes {cols} and {rows} differ"
+        return dims[0][0], dims[-1][1]
+
+    shapes = [shape(s) for s in sides]
+    values = []
+    for k, rel in enumerate(relations, start=1):
+        text = f"{sides[k - 1]} {rel} {sides[k]}"
+        a, b = shapes[k - 1], shapes[k]
+        bad = next((x for x in (a, b) if isinstance(x, str)), None)
+        if bad is None and all(sympy.simplify(x - y) == 0 for x, y in zip(a, b, strict=True)):
+            values.append(_value(note, printed, f"{label}.step{k}", text, VERIFIED, "proved",
+                                 f"step {k}: proved (shapes: {a[0]}×{a[1]}; inner sizes agree)"))
+        else:
+            why = bad or f"shapes {a[0]}×{a[1]} and {b[0]}×{b[1]} differ"
+            values.append(_value(note, printed, f"{label}.step{k}", text, DISCREPANCY,
+                                 "failed", f"step {k} ({text}): failed: {why}"))
+    return values
+
+
+def _check_limit(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
+                 relations: list[str], subs: Definitions) -> list[ValueVerdict]:
+    """``A \\to B`` as ``lim A = B`` for the claim's limit (``define: {T: 'T \\to 0^+'}``)."""
+    text = " ".join(_chain_text(sides, relations))
+    hyp = subs.hypotheses
+    if relations != ["\\to"] or hyp.limit is None:
+        return [_value(note, printed, label, text, ERROR, "",
+                       "a limit 'A \\to B' needs define: {T: <hole reading 'T \\to a'>}"
+                       if hyp.limit is None else "a limit is one 'A \\to B'")]
+    var, point, direction = hyp.limit
+    lhs = primes(subs.apply(_parse(sides[0], subs.functions)), claim.functions)
+    lhs = _link_indexed(lhs).xreplace(hyp.signs)
+    target = _link_indexed(subs.apply(_parse(sides[1], subs.functions)))
+    step = limit_check(lhs, var, point, target, direction, assumptions(claim), claim.timeout)
+    value = _step_value(note, printed, label, sides, relations, step)
+    if step.passed:
+        side = "" if direction == "+-" or not point.is_finite else direction
+        value.message += f" (the limit {var} → {sympy.sstr(point)}{side})"
+    return value and [value]
+
+
+def _check_indexed(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
+                   relations: list[str], subs: Definitions) -> list[ValueVerdict] | None:
+    """A chain over indices (``assume: {integer: [i, j]}``) with a sum without bounds, a
+    Kronecker δ, a derivative or a definition by components: checked on an instance, in
+    every case of its free indices (:mod:`verifiers.indices`)."""
+    letters = frozenset(n for n in claim.assume.get("integer", ()) if len(n) == 1)
+    if not letters or subs.calls:
+        return None
+    hyp = subs.hypotheses
+    raw = [primes(_parse(side, subs.functions), claim.functions) for side in sides]
+    matrices = matrix_names(raw, letters)
+    if matrices:  # p of (pp^\top)_{ij} = p_i p_j: a vector, read in the order written
+        raw = [primes(_parse(side, subs.functions, matrices), claim.functions)
+               for side in sides]
+    defined = list(subs.symbols.values()) + [v for _, v in hyp.components] + [
+        rhs for _, rhs in _templates(subs).values()]
+    if not (hyp.components or matrices or any(
+            e.has(sympy.KroneckerDelta, sympy.Derivative, sympy.Function("entry"))
+            or SUM_UPPER in e.free_symbols for e in raw + defined)):
+        return None
+    plain = {k: v for k, v in subs.symbols.items() if _entry_name(k, letters) is None}
+    entries = [(k, v) for k, v in subs.symbols.items() if _entry_name(k, letters) is not None]
+    entries += [(sympy.Indexed(sympy.IndexedBase(sympy.Symbol(base, real=True)), *indices), rhs)
+                for base, (indices, rhs) in _templates(subs).items()]
+    text = " ".join(_chain_text(sides, relations))
+    try:
+        setting = IndexSetting(letters, size_of(claim.assume), list(hyp.distinct), plain,
+                               entries + list(hyp.components))
+        labels, cases = instances(raw, setting)
+    except ShapeMismatch as err:  # the formula cannot be formed: it is wrong
+        return [_value(note, printed, label, text, DISCREPANCY, "failed", f"failed: {err}")]
+    except IndexError_ as err:
+        return [_value(note, printed, label, text, ERROR, "", str(err))]
+    values = []
+    for k, relation in enumerate(relations):
+        pairs, names = [], []
+        for case, c in zip(labels, cases, strict=True):
+            found = pairs_of(c[k], c[k + 1])
+            if isinstance(found, str):
+                step_text = f"{sides[k]} {relation} {sides[k + 1]}"
+                return [_value(note, printed, f"{label}.step{k + 1}", step_text, DISCREPANCY,
+                               "failed", f"step {k + 1} ({step_text}): failed in case "
+                               f"{case}: {found}")]
+            pairs += [(_exact(a), _exact(b)) for a, b, _ in found]
+            names += [case + where for _, _, where in found]
+        try:
+            step = check_cases(pairs, names, relation, assumptions(claim), claim.timeout,
+                               index=k + 1, shown=(sides[k], sides[k + 1]))
+        except ValueError as err:
+            return [_value(note, printed, label, text, ERROR, "", str(err))]
+        value = _step_value(note, printed, label, sides, relations, step)
+        if step.passed:
+            value.message += (f" (on N = {setting.size})" if labels == [f"N={setting.size}"]
+                              else f" (on N = {setting.size}, in each of the {len(cases)} "
+                              "index cases)")
+        values.append(value)
+    return values
+
+
+def _check_small(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
+                 relations: list[str], subs: Definitions) -> list[ValueVerdict]:
+    """``A \\approx B`` to first order in the claim's small η (``define: {eta: S}``, S the
+    note's ``\\eta`` of "η small enough"): A - B and its η-derivative vanish at η = 0.
+
+    A function name (``functions: [Lbar]``) is a function of one variable: ``\\partial\\bar
+    L/\\partial\\theta`` is its derivative, ``\\lVert g\\rVert`` of a number is ``|g|``; the
+    result is written in the values ``Lbar``, ``Lbar'``, ... so a wrong step has a point."""
+    eta = subs.hypotheses.small
+    funcs = set(claim.functions)
+
+    def prepare(expr: Any) -> Any:
+        expr = expr.replace(
+            lambda x: isinstance(x, sympy.Derivative) and isinstance(x.expr, sympy.Symbol)
+            and x.expr.name in funcs and len(x.variables) == 1,
+            lambda x: sympy.Derivative(sympy.Function(x.expr.name)(x.variables[0]),
+                                       x.variables[0]))
+        return expr.replace(lambda x: isinstance(x, AppliedUndef) and x.func.__name__ == "norm"
+                            and len(x.args) == 1, lambda x: sympy.Abs(x.args[0]))
+
+    defs = {k: prepare(v) for k, v in subs.symbols.items()}
+
+    def read(side: str) -> Any:
+        expr = prepare(_parse(side, subs.functions))
+        for _ in range(8):
+            before, expr = expr, expr.xreplace(defs)
+            if expr == before:
+                break
+        return expr
+
+    def values(expr: Any) -> Any:
+        expr = expr.doit()
+        for order in (3, 2, 1):
+            expr = expr.replace(
+                lambda x, n=order: isinstance(x, sympy.Derivative)
+                and isinstance(x.expr, AppliedUndef) and x.derivative_count == n
+                and len(x.expr.args) == 1 and x.variables == (x.expr.args[0],) * n,
+                lambda x, n=order: sympy.Symbol(x.expr.func.__name__ + "'" * n, real=True))
+        return expr.replace(lambda x: isinstance(x, AppliedUndef) and len(x.args) == 1
+                            and x.func.__name__ in funcs,
+                            lambda x: sympy.Symbol(x.func.__name__, real=True))
+
+    exprs = [read(side) for side in sides]
+    out = []
+    for k, relation in enumerate(relations):
+        diff = exprs[k] - exprs[k + 1]
+        if relation == "\\approx":
+            parts = [values(diff.subs(eta, 0)), values(sympy.diff(diff, eta).subs(eta, 0))]
+        else:
+            parts = [values(diff)]
+        steps = [check_step(p, sympy.Integer(0), "=", assumptions(claim), claim.timeout,
+                            index=k + 1) for p in parts]
+        bad = next((st for st in steps if not st.passed), None)
+        step = bad or next((st for st in steps if st.status == "numeric"), steps[0])
+        value = _step_value(note, printed, label, sides, relations, step)
+        if bad is not None and len(parts) == 2:
+            which = "at η = 0" if bad is steps[0] else "in the first derivative at η = 0"
+            value.message += f" (first order in {eta}: the sides differ {which})"
+        elif relation == "\\approx":
+            value.message += (f" (equal to first order in {eta}: at {eta} = 0 and in "
+                              f"d/d{eta} at {eta} = 0)")
+        out.append(value)
+    return out
+
+
+def _templates(subs: Definitions) -> dict[str, tuple[tuple[Any, ...], Any]]:
+    """Definitions for every index another part of the reader keeps (``a_{j} = …``)."""
+    index = getattr(subs, "index", None)
+    return dict(getattr(index, "templates", None) or {})
+
+
+def _entry_name(sym: Any, letters: frozenset[str]) -> str | None:
+    head, _, sub = getattr(sym, "name", "").partition("_")
+    return head if head and sub and all(c in letters for c in sub) else None
+
+
+def _names_lhs(name: str, lhs: Any) -> bool:
+    """Does the define key, read as LaTeX (``q \\cdot k``, ``E [X]``), say ``lhs``?"""
+    if isinstance(lhs, sympy.Symbol) or not any(c in name for c in " \\[("):
+        return False
+    try:
+        return canonical(parse_latex(name)) == canonical(lhs)
+    except LatexError:
+        return False
+
+
+
+_CONTINUES = re.compile(r"\s*(?:=|≈|\\approx(?![A-Za-z]))")
+_RELATION_MARK = re.compile(r"=|≈|\\approx")
+
+
+def _last_side(text: str) -> str | None:
+    """The last side of a display (what a next display opening with ``=`` continues)."""
+    try:
+        chains = split_chains(text)
+    except LatexError:
+        return None
+    return chains[-1][-1] if chains and len(chains[-1]) % 2 == 1 else None
+
+
+_MOMENT_NAMES = ("E", "Var", "SD", "Cov")
+
+
+def _with_random(assume: Assumptions, exprs: list[Any]) -> Assumptions:
+    """The claim's assumptions, plus every name met inside E/Var/SD/Cov that it does not
+    declare: a random variable about which nothing is assumed (dependent on the others,
+    unknown mean and variance), so ``E [X + Y] = E [X] + E [Y]`` is checked without any
+    assumption and ``Var (X + Y)`` keeps its covariance."""
+    extra: set[str] = set()
+    for expr in exprs:
+        for node in expr.atoms(AppliedUndef):
+            if node.func.__name__ not in _MOMENT_NAMES:
+                continue
+            labels = {x.base.label for arg in node.args for x in arg.atoms(sympy.Indexed)}
+            extra |= {s.name for arg in node.args for s in arg.free_symbols
+                      if isinstance(s, sympy.Symbol) and s not in labels}
+    extra -= assume.random_variables
+    extra -= assume.positive | assume.nonzero | assume.integer  # declared numbers (d_k > 0)
+    return dataclasses.replace(assume, random=assume.random | extra) if extra else assume
+
+
+def _sum_moment(name: str, arg: Any, assume: Assumptions) -> Any:
+    """E, Var, SD of ``c \\sum_{i} f(X_i, Y_i, …)`` over a family the claim declares
+    (``independent: [q_i, k_i]`` names every member q_1, q_2, …): the expectation is the
+    sum of the members' (linearity); the variance is the sum of the members' variances
+    only when the family is declared independent, else it is not computed."""
+    coeff: Any = sympy.Integer(1)
+    total = None
+    for factor in sympy.Mul.make_args(canonical(arg)):
+        if isinstance(factor, sympy.Sum) and total is None:
+            total = factor
+        elif factor.has(sympy.Sum) or any(getattr(s, "name", None) in assume.random_variables
+                                          for s in factor.free_symbols):
+            raise ValueError(f"{arg} is not a multiple of one sum")
+        else:
+            coeff *= factor
+    if total is None or len(total.limits) != 1:
+        raise ValueError(f"{arg} is not a sum over one index")
+    index, lo, hi = total.limits[0]
+    body = total.function.replace(
+        lambda x: isinstance(x, sympy.Indexed) and x.indices == (index,),
+        lambda x: sympy.Symbol(f"{x.base.label}_{index}", real=True))
+    members = {s.name for s in body.free_symbols if isinstance(s, sympy.Symbol)} - {str(index)}
+    declared = assume.independent | assume.zero_mean | assume.unit_variance
+    if body.has(sympy.Indexed) or not members or not members <= declared:
+        raise ValueError(f"the terms of {total} are not a declared family")
+    if name == "E":
+        return coeff * sympy.Sum(expectation(body, assume), (index, lo, hi)).doit()
+    if not members <= assume.independent:
+        raise ValueError(f"the terms of {total} are not declared independent")
+    var = coeff**2 * sympy.Sum(variance(body, assume), (index, lo, hi)).doit()
+    return var if name == "Var" else sympy.sqrt(var)
+
+
+# -- first order: A = B + o (η) -------------------------------------------------------------
+
+
+def _little_o(expr: Any) -> set[Any]:
+    """The ``o (η)`` terms of a side (``o`` listed in the claim's ``functions``)."""
+    return {x for x in expr.atoms(AppliedUndef)
+            if x.func.__name__ == "o" and len(x.args) == 1 and isinstance(x.args[0],
+                                                                           sympy.Symbol)}
+
+
+def _scalar_calculus(expr: Any) -> Any:
+    """On a scalar instance: ``\\nabla F (x)`` is ``dF/dx`` and ``‖ g ‖`` is ``|g|``."""
+    nabla = sympy.Symbol("nabla", real=True)
+
+    def gradient(x: Any) -> bool:  # a product with ∇ and one call F (x): ∇ acts on it
+        args = x.args if isinstance(x, sympy.Mul) else ()
+        calls = [a for a in args if isinstance(a, AppliedUndef)]
+        return (nabla in args and len(calls) == 1 and len(calls[0].args) == 1
+                and isinstance(calls[0].args[0], sympy.Symbol))
+
+    def derivative(x: Any) -> Any:
+        call = next(a for a in x.args if isinstance(a, AppliedUndef))
+        rest = [a for a in x.args if a not in (nabla, call)]
+        return sympy.Mul(*rest, sympy.Derivative(call, call.args[0]))
+
+    expr = expr.replace(gradient, derivative)
+    return expr.replace(lambda x: isinstance(x, AppliedUndef) and x.func.__name__ == "norm"
+                        and len(x.args) == 1, lambda x: sympy.sqrt(x.args[0] ** 2))
+
+
+def _unknowns(*exprs: Any) -> list[Any]:
+    """L (θ), L'(θ) of an undefined L are unknown numbers, independent of each other: each
+    becomes a symbol, so a wrong identity is refuted at a point, not left undecided."""
+    nodes: set[Any] = set()
+    for expr in exprs:
+        nodes |= expr.atoms(sympy.Derivative, sympy.Subs)
+    mapping = {n: sympy.Symbol(sympy.sstr(n), real=True) for n in nodes}
+    exprs = [e.xreplace(mapping) for e in exprs]
+    calls = {x for e in exprs for x in e.atoms(AppliedUndef)}
+    mapping = {c: sympy.Symbol(sympy.sstr(c), real=True) for c in calls}
+    return [e.xreplace(mapping) for e in exprs]
+
+
+def _check_first_order(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
+                       relations: list[str], exprs: list[Any]) -> list[ValueVerdict]:
+    """``A = B + o (η)``: A − B vanishes at η = 0 and so does its derivative in η. Checked
+    on a scalar instance (θ, g numbers; ``\\nabla L (θ)`` is L'(θ), ``‖ g ‖`` is |g|): one
+    identity ``(A − B)(0) + t (A − B)'(0) = 0`` in a fresh t, proved or refuted as any step."""
+    values = []
+    for k, relation in enumerate(relations):
+        lhs, rhs = (_scalar_calculus(e) for e in exprs[k:k + 2])
+        small = _little_o(lhs) | _little_o(rhs)
+        text = f"{sides[k]} {relation} {sides[k + 1]}"
+        variables = {x.args[0] for x in small}
+        if relation != "=" or len(variables) != 1:
+            values.append(_value(note, printed, f"{label}.step{k + 1}", text, ERROR, "",
+                                 f"step {k + 1}: 'A = B + o (η)' is read for '=' and one "
+                                 "variable"))
+            continue
+        var = variables.pop()
+        t = sympy.Dummy("t", real=True)
+
+        def jet(e: Any, var: Any = var, small: set[Any] = small, t: Any = t) -> Any:
+            e = e.xreplace(dict.fromkeys(small, sympy.Integer(0)))
+            return (e.subs(var, 0) + t * sympy.diff(e, var).subs(var, 0)).doit()
+
+        left, right = _unknowns(jet(lhs), jet(rhs))
+        step = check_step(left, right, "=", assumptions(claim), claim.timeout, index=k + 1)
+        value = _step_value(note, printed, label, sides, relations, step)
+        value.message += f" (to first order in {var}: value and derivative at {var} = 0)"
+        values.append(value)
+    return values
+
+
+# -- conditional probabilities: p (a ∣ b) ----------------------------------------------------
+
+
+def _conditionals(exprs: list[Any]) -> list[Any]:
+    """``p (a ∣ b)`` is ``p (b, a) / p (b)``: the definition of a conditional probability,
+    with p (…) the joint probability of its arguments in order. Each application of such
+    a p is then an unknown positive number (a distinct symbol), so a chain-rule identity
+    is proved by cancelling, or refuted at a point."""
+    names: set[str] = set()
+
+    def is_given(x: Any) -> bool:
+        return (isinstance(x, AppliedUndef) and x.func.__name__ == "given"
+                and isinstance(x.args[0], AppliedUndef))
+
+    def expand(x: Any) -> Any:
+        call, given = x.args[0], x.args[1:]
+        names.add(call.func.__name__)
+        joint = call.func(*given, *call.args)
+        return joint / call.func(*given)
+
+    exprs = [e.replace(is_given, expand) for e in exprs]
+
+    def unknown(x: Any) -> Any:
+        shown = ", ".join(sympy.sstr(a) for a in x.args)
+        return sympy.Symbol(f"{x.func.__name__}({shown})", positive=True)
+
+    return [e.replace(lambda x: isinstance(x, AppliedUndef) and x.func.__name__ in names,
+                      unknown) for e in exprs]
+
+
+# -- vectors: 0.665 (2, 0) + 0.245 (0, 2) = (1.33, 0.49) -------------------------------------
+
+_VEC = sympy.Function("vec")
+
+
+def _components(expr: Any) -> list[Any] | None:
+    """The components of a linear combination of vectors; None for a scalar."""
+    if isinstance(expr, sympy.Tuple) or (isinstance(expr, AppliedUndef)
+                                         and expr.func == _VEC):
+        return list(expr.args)
+    if not expr.has(_VEC):
+        return None
+    if isinstance(expr, sympy.Add):
+        parts = [_components(a) for a in expr.args]
+        if any(p is None for p in parts) or len({len(p) for p in parts}) != 1:
+            raise ValueError(f"{expr}: a sum of vectors of different lengths, or with a number")
+        return [sympy.Add(*c) for c in zip(*parts, strict=True)]
+    if isinstance(expr, sympy.Mul):
+        vectors = [c for c in (_components(a) for a in expr.args) if c is not None]
+        scale = sympy.Mul(*(a for a in expr.args if _components(a) is None))
+        if len(vectors) == 1:
+            return [scale * x for x in vectors[0]]
+    raise ValueError(f"{expr}: only linear combinations of vectors are read")
+
+
+def _vectors(exprs: list[Any]) -> list[Any]:
+    """Sides that are vectors: each step compares every component. A vector side becomes
+    ``Σ_k t_k x_k`` with fresh t_k, so one identity holds exactly when all components
+    agree; a vector against a number, or lengths that differ, is a failed step."""
+    parts = [_components(e) for e in exprs]
+    lengths = {len(p) if p is not None else None for p in parts}
+    if len(lengths) != 1 or None in lengths:
+        shown = ", ".join("a number" if p is None else f"{len(p)} components" for p in parts)
+        raise ValueError(f"the sides do not have one shape ({shown})")
+    weights = [sympy.Dummy(f"t{k + 1}", real=True) for k in range(lengths.pop())]
+    return [sympy.Add(*(w * x for w, x in zip(weights, p, strict=True))) for p in parts]

@@ -34,7 +34,7 @@ class ValueVerdict:
     end: Position
     message: str = ""
     suggestion: str | None = None
-    local: str | None = None
+    local: str | None = None  # "wrong" when this step's own arithmetic is wrong, else "ok"
     root_cause: str | None = None
     restated: str | None = None  # symbolic: the claim's restatement checked instead of the note
 

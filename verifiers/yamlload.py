@@ -1,10 +1,13 @@
 """Safe YAML loading that remembers where every key and value came from.
 
-Claims arrive in pull requests, so YAML is composed with PyYAML's SafeLoader
-and turned into plain data by hand: only the standard scalar, sequence and
-mapping tags are accepted, aliases are refused (no "billion laughs"), and
-duplicate keys are errors. Every node keeps its 1-based line and column so
-that validation messages can point at ``claims/x.yaml:12:5``.
+Claims arrive in pull requests, so YAML is read as PyYAML's *event stream*
+(SafeLoader's scanner and parser, libyaml's when available) and turned into
+plain data by hand, without recursion: only the standard scalar, sequence and
+mapping tags are accepted, aliases are refused (no "billion laughs"), duplicate
+keys are errors, and nesting deeper than :data:`MAX_DEPTH` or more than
+:data:`MAX_NODES` values stop the read at once (PyYAML's own composer recurses,
+and libyaml slows down quadratically with depth). Every node keeps its 1-based
+line and column so that validation messages can point at ``claims/x.yaml:12:5``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import Any
 import yaml
 
 MAX_NODES = 200_000
-# libyaml's parser when PyYAML was built with it (same nodes and marks, ~10x faster).
+MAX_DEPTH = 100  # a claim file needs about 8 levels
+# libyaml's parser when PyYAML was built with it (same events and marks, ~10x faster).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STANDARD_TAGS = {
@@ -41,12 +45,17 @@ class YamlError(Exception):
 
 @dataclass
 class Node:
-    """A YAML value with its position; ``value`` is str/int/float/bool/None/list/dict."""
+    """A YAML value with its position; ``value`` is str/int/float/bool/None/list/dict.
+
+    ``raw`` is a scalar's source text (``0.1234567890123456789`` stays exact there
+    even though ``value`` is a float).
+    """
 
     value: Any
     line: int
     col: int
     keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+    raw: str | None = None
 
     def plain(self) -> Any:
         """The value with all positions stripped (for expressions and messages)."""
@@ -60,53 +69,129 @@ class Node:
 def load(text: str) -> Node | None:
     """Parse one YAML document into located nodes; None for an empty document."""
     try:
-        root = yaml.compose(text, Loader=_LOADER)
+        return _Builder(text).build()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
         raise YamlError(f"invalid YAML: {problem}", line, col) from None
+    except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL
+        line, col = _position(text, exc.position)
+        raise YamlError(f"invalid YAML: unacceptable character #x{exc.character:04x}: control "
+                        "characters are not allowed", line, col) from None
     except yaml.YAMLError as exc:
         raise YamlError(f"invalid YAML: {exc}") from None
-    if root is None:
-        return None
-    return _Builder().build(root)
+
+
+def _position(text: str, position: int) -> tuple[int, int]:
+    """1-based line and column of a reader position (libyaml counts UTF-8 bytes)."""
+    if _LOADER is not yaml.SafeLoader:
+        position = len(text.encode("utf-8")[:position].decode("utf-8", "ignore"))
+    line = text.count("\n", 0, position) + 1
+    return line, position - (text.rfind("\n", 0, position) + 1) + 1
+
+
+class _Frame:
+    """An open sequence or mapping; a mapping remembers the key awaiting its value."""
+
+    __slots__ = ("node", "key")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.key: Node | None = None
 
 
 class _Builder:
-    def __init__(self) -> None:
-        self.seen: set[int] = set()
-        self.constructor = yaml.SafeLoader("")
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.count = 0
+        self.resolver = yaml.SafeLoader("")  # implicit tags and scalar construction
 
-    def build(self, node: yaml.Node) -> Node:
-        line, col = node.start_mark.line + 1, node.start_mark.column + 1
-        if id(node) in self.seen:
-            raise YamlError("YAML aliases (*name) are not allowed in claims", line, col)
-        self.seen.add(id(node))
-        if len(self.seen) > MAX_NODES:
+    def build(self) -> Node | None:
+        stack: list[_Frame] = []
+        root: Node | None = None
+        documents = 0
+        for event in yaml.parse(self.text, Loader=_LOADER):
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    line, col = _mark(event)
+                    raise YamlError("invalid YAML: expected a single document, but found "
+                                    "another document", line, col)
+                continue
+            if isinstance(event, yaml.AliasEvent):
+                line, col = _mark(event)
+                raise YamlError("YAML aliases (*name) are not allowed in claims", line, col)
+            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                done = stack.pop().node
+            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                node = self.node(event, stack)
+                node.value = {} if isinstance(event, yaml.MappingStartEvent) else []
+                stack.append(_Frame(node))
+                if len(stack) > MAX_DEPTH:
+                    raise YamlError(f"YAML nested too deeply (more than {MAX_DEPTH} levels)",
+                                    node.line, node.col)
+                continue
+            elif isinstance(event, yaml.ScalarEvent):
+                done = self.node(event, stack)
+            else:
+                continue
+            if not stack:
+                root = done
+            else:
+                self.attach(stack[-1], done)
+        return root
+
+    def node(self, event: Any, stack: list[_Frame]) -> Node:
+        line, col = _mark(event)
+        self.count += 1
+        if self.count > MAX_NODES:
             raise YamlError(f"too many YAML nodes (more than {MAX_NODES})", line, col)
-        if node.tag not in _STANDARD_TAGS:
-            raise YamlError(f"tag {node.tag!r} is not allowed in claims", line, col)
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, line, col)
-        if isinstance(node, yaml.SequenceNode):
-            return Node([self.build(item) for item in node.value], line, col)
-        value = self.constructor.construct_object(node, deep=True)
-        return Node(value, line, col)
+        scalar = isinstance(event, yaml.ScalarEvent)
+        kind = (yaml.ScalarNode if scalar else yaml.MappingNode
+                if isinstance(event, yaml.MappingStartEvent) else yaml.SequenceNode)
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.resolver.resolve(kind, event.value if scalar else None, event.implicit)
+        if tag not in _STANDARD_TAGS:
+            raise YamlError(f"tag {tag!r} is not allowed in claims", line, col)
+        top = stack[-1] if stack else None
+        if top is not None and isinstance(top.node.value, dict) and top.key is None \
+                and not scalar:
+            raise YamlError("mapping keys must be plain text", line, col)
+        if not scalar:
+            return Node(None, line, col)
+        try:
+            value = self.resolver.construct_object(
+                yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                event.style), deep=True)
+        except (ValueError, ArithmeticError, yaml.YAMLError) as exc:
+            detail = str(exc).split(";")[0]  # not Python's advice on sys.set_int_max_str_digits
+            raise YamlError(f"cannot read {tag.rsplit(':', 1)[-1]} value: {detail}", line,
+                            col) from None
+        return Node(value, line, col, raw=event.value)
 
-    def _mapping(self, node: yaml.MappingNode, line: int, col: int) -> Node:
-        result: dict[str, Node] = {}
-        keys: dict[str, tuple[int, int]] = {}
-        for key_node, value_node in node.value:
-            key = self.build(key_node)
-            if isinstance(key.value, (dict, list)) or key.value is None:
-                raise YamlError("mapping keys must be plain text", key.line, key.col)
-            name = str(key.value)
-            if name in result:
-                first = keys[name][0]
-                raise YamlError(
-                    f"duplicate key {name!r} (first at line {first})", key.line, key.col
-                )
-            keys[name] = (key.line, key.col)
-            result[name] = self.build(value_node)
-        return Node(result, line, col, keys)
+    def attach(self, frame: _Frame, child: Node) -> None:
+        parent = frame.node
+        if isinstance(parent.value, list):
+            parent.value.append(child)
+            return
+        if frame.key is None:  # a key
+            if child.value is None:
+                raise YamlError("mapping keys must be plain text", child.line, child.col)
+            name = str(child.value)
+            if name in parent.value:
+                first = parent.keys[name][0]
+                raise YamlError(f"duplicate key {name!r} (first at line {first})", child.line,
+                                child.col)
+            frame.key = child
+            return
+        name = str(frame.key.value)
+        parent.keys[name] = (frame.key.line, frame.key.col)
+        parent.value[name] = child
+        frame.key = None
+
+
+def _mark(event: Any) -> tuple[int, int]:
+    mark = event.start_mark
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)

@@ -8,3 +8,27 @@ with it torch and Hypothesis, only when a property claim is evaluated):
 - :mod:`.laws`        one check per property, each with an injectable implementation;
 - :mod:`.runner`      runs a property under a settings profile and words the verdict.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def check_claim(claim: Any, match: Any, note: Any) -> Any:
+    """The engine's entry point: the claim's one value, or an error if the search cannot run.
+
+    Hypothesis and torch are imported here, on the first property claim; a missing package
+    is an ``error`` verdict that says what to install, not a traceback.
+    """
+    try:
+        from verifiers.properties.runner import check_property
+    except ImportError as exc:
+        from verifiers.verdicts import ERROR, ValueVerdict
+
+        return ValueVerdict(
+            name=claim.property_name, printed=" ".join(note.text[match.start:match.end].split()),
+            expected="", status=ERROR, start=note.position(match.start),
+            end=note.position(match.end), suggestion=None,
+            message=f"{claim.property_name}: error: property claims need Hypothesis and torch "
+                    f"(pip install hypothesis): {exc}")
+    return check_property(claim, match, note)

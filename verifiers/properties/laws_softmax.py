@@ -13,8 +13,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
+import numpy as np
 import torch
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from tinygpt import apply_temperature, cross_entropy
 from tinygpt import softmax as tg_softmax
@@ -199,8 +201,9 @@ def _stable(p: Mapping[str, Any]) -> Law:
         if not all(math.isfinite(x) for x in out.tolist()):
             fail(f"{where} the result {show(out)} is not finite")
         reference = [plain_softmax(tensor(base))]  # finite: |base| <= 50
-        if float(s.max()) < 700:
-            reference.append(plain_softmax(s))  # the plain form is finite here too
+        here = plain_softmax(s)
+        if all(math.isfinite(x) for x in here.tolist()):
+            reference.append(here)  # where the plain form is finite, the two must agree
         for ref in reference:
             i, gap = worst_gap(out.tolist(), ref.tolist())
             if not close(out[i].item(), ref[i].item(), 1e-9, 1e-300):
@@ -222,9 +225,6 @@ def _plain_overflows(p: Mapping[str, Any]) -> Law:
 
 def hnp_vectors_upper(max_len: int, upper: float) -> st.SearchStrategy[Any]:
     """Scores in [-50, upper]: large positive scores, no all-underflow vectors."""
-    from hypothesis.extra import numpy as hnp
-    import numpy as np
-
     return hnp.arrays(np.float64, st.integers(1, max_len), elements=floats(-50.0, upper))
 
 
@@ -282,8 +282,8 @@ def _inf_t(p: Mapping[str, Any]) -> Law:
         spread = float(max(s) - min(s)) if n else 0.0
         for i, x in enumerate(out):
             if not abs(x * n - 1) <= 2 * spread / T + 1e-12:
-                fail(f"logits {show(s)} at T = {show(T)} give p = {show(out)}, not near "
-                     f"1/{n} = {show(1 / n)}")
+                fail(f"logits {show(s)} at T = {show(T)} give p = {show(out)}: p[{i}] is not "
+                     f"near 1/{n} = {show(1 / n)}")
     return Law(st.tuples(scores(p), floats(1e6, 1e9)), check, TEMPERED_IMPLS)
 
 
@@ -343,7 +343,7 @@ def _saturation(p: Mapping[str, Any]) -> Law:
         top = max(range(len(q)), key=q.__getitem__)
         rest = math.fsum(x for i, x in enumerate(q) if i != top)  # 1 - max p, without rounding
         big = float(J.abs().max())
-        if not big <= rest * (1 + 1e-9) + 1e-300:
+        if not big <= rest * (1 + 1e-9) + 1e-15:  # 1 - p rounds to within 1e-16
             fail(f"scores {show(s)} give p = {show(q)}: max p = {show(q[top])} leaves "
                  f"1 - max p = {show(rest)}, but the Jacobian has an entry of size {show(big)}")
     return Law(scores(p), check, JACOBIAN_IMPLS)

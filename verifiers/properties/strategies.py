@@ -31,8 +31,13 @@ def vectors(max_len: int, bound: float, min_len: int = 1) -> st.SearchStrategy[n
                       elements=floats(-bound, bound))
 
 
-def matrices(rows: int, cols: int, bound: float = 3.0) -> st.SearchStrategy[np.ndarray]:
-    return hnp.arrays(np.float64, (rows, cols), elements=floats(-bound, bound))
+def matrices(rows: int, cols: int, bound: float = 3.0, integer: bool = False
+             ) -> st.SearchStrategy[np.ndarray]:
+    """Float64 entries in [-bound, bound]; ``integer`` entries shrink fast (for laws that
+    expect a counterexample, whose search ends with shrinking)."""
+    elements = st.integers(-int(bound), int(bound)).map(float) if integer \
+        else floats(-bound, bound)
+    return hnp.arrays(np.float64, (rows, cols), elements=elements)
 
 
 def integer_vectors(max_len: int, top: int = 5, min_len: int = 1) -> st.SearchStrategy[Any]:
@@ -97,8 +102,13 @@ def models(
     tie: bool = False,
     min_vocab: int = 3,
     max_vocab: int = 8,
+    deep_first: bool = False,
 ) -> ModelSpec:
-    """A small model; ``positions="any"`` lets Hypothesis pick none / sinusoidal / rope."""
+    """A small model; ``positions="any"`` lets Hypothesis pick none / sinusoidal / rope.
+
+    ``deep_first`` makes the deepest allowed model the simplest one (drawn first, shrunk
+    to): for laws about what survives *several* layers.
+    """
     pos = draw(st.sampled_from(["none", "sinusoidal", "rope"])) if positions == "any" \
         else positions
     d_k = draw(st.sampled_from([2, 4]))
@@ -106,7 +116,8 @@ def models(
     d_model = draw(st.sampled_from([4, 8]))
     return ModelSpec(
         vocab=draw(st.integers(min_vocab, max_vocab)), d_model=d_model, heads=heads, d_k=d_k,
-        layers=draw(st.integers(1, max_layers)), positions=pos,
+        layers=draw(st.sampled_from(range(max_layers, 0, -1)) if deep_first
+                    else st.integers(1, max_layers)), positions=pos,
         causal=draw(st.booleans()) if causal is None else causal,
         arrangement=draw(st.sampled_from(["pre", "post"])), tie=tie,
         seed=draw(st.integers(0, 2**16)),

@@ -1,0 +1,92 @@
+"""``notecheck fix``: rewrite the values whose own step is wrong, at the note's precision.
+
+Only a value whose *own* arithmetic is wrong (local ✗) is rewritten, with the
+value the engine computed, rendered at the printed precision. A value that is
+wrong only because an input upstream is wrong is listed, not rewritten: once
+its root is fixed it may verify as printed, or show its own error then.
+Symbolic steps and model outputs are listed too (their fix is the author's).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from verifiers.run import RunResult
+from verifiers.verdicts import DISCREPANCY, KNOWN, ValueVerdict, Verdict
+
+__all__ = ["Edit", "plan", "rewritten", "unified_diff"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    note: str
+    start: int  # offsets in the note's text
+    end: int
+    old: str
+    new: str
+    claim: str
+    value: str
+
+
+def _rewritable(v: Verdict, x: ValueVerdict) -> bool:
+    return (v.kind == "arithmetic" and x.status in (DISCREPANCY, KNOWN) and x.local == "wrong"
+            and x.suggestion is not None and x.suggestion != x.printed)
+
+
+def plan(result: RunResult) -> tuple[list[Edit], list[str]]:
+    """(edits to make, lines describing the values left for after their root is fixed)."""
+    edits: dict[tuple[str, int, int], Edit] = {}
+    waiting: list[str] = []
+    for v in result.verdicts:
+        if not v.note:
+            continue
+        note = result.notes[v.note]
+        for x in v.values:
+            if x.status not in (DISCREPANCY, KNOWN):
+                continue
+            line, col = x.start
+            where = f"{result.note_path(v.note)}:{line}:{col}"
+            if _rewritable(v, x):
+                start, end = note.offset(*x.start), note.offset(*x.end)
+                if note.text[start:end] != x.printed:
+                    waiting.append(f"{where}: {v.id} {x.name}: printed text moved; not rewritten")
+                    continue
+                edits.setdefault((v.note, start, end),
+                                 Edit(v.note, start, end, x.printed, x.suggestion or "", v.id,
+                                      x.name))
+            else:
+                why = (f"inherited from {x.root_cause}" if x.root_cause and x.local != "wrong"
+                       else f"{v.kind} value: fix it by hand")
+                waiting.append(f"{where}: {v.id} {x.name}: {' '.join(x.printed.split())} "
+                               f"left as is ({why})")
+    return _without_overlaps(sorted(edits.values(), key=lambda e: (e.note, e.start))), waiting
+
+
+def _without_overlaps(edits: list[Edit]) -> list[Edit]:
+    """A whole row and one of its elements may both be wrong: keep the innermost edit."""
+    kept: list[Edit] = []
+    for e in sorted(edits, key=lambda e: (e.note, e.start, -(e.end - e.start))):
+        kept = [k for k in kept if not (k.note == e.note and k.start <= e.start
+                                        and e.end <= k.end and k != e)]
+        if not any(k.note == e.note and k.start < e.end and e.start < k.end for k in kept):
+            kept.append(e)
+    return sorted(kept, key=lambda e: (e.note, e.start))
+
+
+def rewritten(text: str, edits: list[Edit]) -> str:
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        text = text[:e.start] + e.new + text[e.end:]
+    return text
+
+
+def unified_diff(result: RunResult, edits: list[Edit]) -> str:
+    out = []
+    for name in sorted({e.note for e in edits}):
+        text = result.notes[name].text
+        new = rewritten(text, [e for e in edits if e.note == name])
+        path = result.note_path(name)
+        out.extend(difflib.unified_diff(text.splitlines(keepends=True),
+                                        new.splitlines(keepends=True),
+                                        fromfile=f"a/{path}", tofile=f"b/{path}"))
+    return "".join(out)

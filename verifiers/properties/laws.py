@@ -1,0 +1,13 @@
+"""Every law, registered by name (importing this module imports torch and Hypothesis)."""
+
+from __future__ import annotations
+
+from verifiers.properties import (  # noqa: F401  (each module registers its laws)
+    laws_attention,
+    laws_decoding,
+    laws_model,
+    laws_softmax,
+)
+from verifiers.properties.base import LAWS, Counterexample, Law
+
+__all__ = ["LAWS", "Counterexample", "Law"]

@@ -1,0 +1,332 @@
+"""Attention: weights, convex combinations, the matrix form, masks, RoPE and tied Q/K.
+
+Implementations under test: ``tinygpt.attention`` (scaled dot-product attention, optional
+causal mask), ``tinygpt.Block`` (its ``attend`` trace and whole-layer output), ``tinygpt.rope``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+from hypothesis import strategies as st
+
+from tinygpt import Block, GPTConfig, attention, rope
+from verifiers.properties.base import Law, close, fail, law
+from verifiers.properties.strategies import F64, matrices, show, tensor
+
+Vec = torch.Tensor
+
+
+def tinygpt_attention(causal: bool) -> Callable[..., tuple[Vec, Vec]]:
+    def run(q: Vec, k: Vec, v: Vec) -> tuple[Vec, Vec]:
+        return attention(q, k, v, causal=causal)
+    return run
+
+
+def qkv(max_len: int, bound: float = 3.0, min_len: int = 1, integer: bool = False
+        ) -> st.SearchStrategy[Any]:
+    """Queries, keys and values for one head: q, k [n, d_k], v [n, d_v]."""
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        n = d(st.integers(min_len, max_len))
+        dk, dv = d(st.integers(1, 4)), d(st.integers(1, 3))
+        return tuple(d(matrices(n, c, bound, integer)) for c in (dk, dk, dv))
+    return draw()
+
+
+def run_attention(f: Callable[..., Any], q: Any, k: Any, v: Any) -> tuple[Vec, Vec]:
+    z, a = f(tensor(q), tensor(k), tensor(v))
+    return torch.as_tensor(z, dtype=F64), torch.as_tensor(a, dtype=F64)
+
+
+def restricted_softmax(row: list[float]) -> list[float]:
+    m = max(row)
+    e = [math.exp(x - m) for x in row]
+    total = math.fsum(e)
+    return [x / total for x in e]
+
+
+def dot(a: list[float], b: list[float]) -> float:
+    return math.fsum(x * y for x, y in zip(a, b, strict=True))
+
+
+def scaled_scores(q: Any, k: Any) -> list[list[float]]:
+    d = len(q[0])
+    return [[dot(list(qi), list(kj)) / math.sqrt(d) for kj in k] for qi in q]
+
+
+def head(q: Any, k: Any, v: Any) -> str:
+    return f"q = {show(q, 4)}, k = {show(k, 4)}, v = {show(v, 4)}"
+
+
+@law("attention-rows-simplex")
+def _simplex(p: Mapping[str, Any]) -> Law:
+    causal = p["mask"] == "causal"
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        q, k, v = example
+        _, A = run_attention(f, q, k, v)
+        for i, row in enumerate(A.tolist()):
+            where = f"{head(q, k, v)}: attention row {i} = {show(row)}"
+            if any(not x >= 0 for x in row):
+                fail(f"{where} has a negative weight")
+            if not close(math.fsum(row), 1.0, 0, 1e-12):
+                fail(f"{where} sums to {show(math.fsum(row), 12)}, not 1")
+            if not causal and any(not x > 0 for x in row):
+                fail(f"{where} has a zero weight without a mask")
+    return Law(qkv(p["max_len"]), check, {"tinygpt.attention": tinygpt_attention(causal)})
+
+
+_DIRECTIONS: dict[int, list[list[float]]] = {}
+
+
+def directions(dim: int) -> list[list[float]]:
+    """±axes and 32 fixed random unit vectors: a point outside a hull is seen along one."""
+    if dim not in _DIRECTIONS:
+        g = torch.Generator().manual_seed(dim)
+        rand = torch.randn(32, dim, generator=g, dtype=F64)
+        rand = rand / rand.norm(dim=1, keepdim=True)
+        axes = torch.cat([torch.eye(dim, dtype=F64), -torch.eye(dim, dtype=F64)])
+        _DIRECTIONS[dim] = torch.cat([axes, rand]).tolist()
+    return _DIRECTIONS[dim]
+
+
+def outside_hull(points: list[list[float]], z: list[float]) -> tuple[list[float], float,
+                                                                      float] | None:
+    """A direction u with u·z beyond every u·point (a witness that z is outside), or None."""
+    scale = 1.0 + max(abs(x) for row in points for x in row)
+    for u in directions(len(z)):
+        top = max(dot(u, pt) for pt in points)
+        if dot(u, z) > top + 1e-12 * scale:
+            return u, dot(u, z), top
+    return None
+
+
+@law("attention-convex-hull")
+def _hull(p: Mapping[str, Any]) -> Law:
+    causal = p["mask"] == "causal"
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        q, k, v = example
+        Z, _ = run_attention(f, q, k, v)
+        values = [list(r) for r in v]
+        for i, z in enumerate(Z.tolist()):
+            witness = outside_hull(values, z)
+            if witness is not None:
+                u, uz, top = witness
+                fail(f"{head(q, k, v)}: output row {i} = {show(z)} is outside the hull of the "
+                     f"value rows: along u = {show(u, 3)}, u·z = {show(uz)} > max u·v_j = "
+                     f"{show(top)}")
+    return Law(qkv(p["max_len"]), check, {"tinygpt.attention": tinygpt_attention(causal)})
+
+
+@law("attention-matrix-equals-loop")
+def _loop(p: Mapping[str, Any]) -> Law:
+    causal = p["mask"] == "causal"
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        q, k, v = example
+        Z, _ = run_attention(f, q, k, v)
+        S = scaled_scores(q, k)
+        for i in range(len(q)):
+            allowed = i + 1 if causal else len(k)
+            a = restricted_softmax(S[i][:allowed])
+            z = [math.fsum(a[j] * v[j][u] for j in range(allowed)) for u in range(len(v[0]))]
+            got = Z[i].tolist()
+            if any(not close(x, y, 1e-10, 1e-12) for x, y in zip(got, z, strict=True)):
+                fail(f"{head(q, k, v)}: the matrix form gives row {i} = {show(got)}, the loop "
+                     f"z_{i} = Σ_j a_{i}j v_j gives {show(z)}")
+    return Law(qkv(p["max_len"]), check, {"tinygpt.attention": tinygpt_attention(causal)})
+
+
+@law("causal-weights")
+def _causal(p: Mapping[str, Any]) -> Law:
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        q, k, v = example
+        _, A = run_attention(f, q, k, v)
+        S = scaled_scores(q, k)
+        for i, row in enumerate(A.tolist()):
+            for j in range(i + 1, len(row)):
+                if row[j] != 0.0:
+                    fail(f"{head(q, k, v)}: position {i} gives the later position {j} weight "
+                         f"{show(row[j])} (row {show(row)}), not exactly 0")
+            want = restricted_softmax(S[i][: i + 1])
+            if any(not close(x, y, 1e-10, 1e-13) for x, y in zip(row, want, strict=False)):
+                fail(f"{head(q, k, v)}: row {i} = {show(row[: i + 1])} is not the softmax over "
+                     f"the allowed j <= {i}, {show(want)}")
+    return Law(qkv(p["max_len"]), check, {"tinygpt.attention(causal=True)":
+                                          tinygpt_attention(True)})
+
+
+@law("attention-not-linear")
+def _not_linear(p: Mapping[str, Any]) -> Law:
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        n, dim = d(st.integers(2, min(3, p["max_len"]))), d(st.integers(1, 2))
+        # small integers: the counterexample is found at once and shrinks in a few steps
+        ws = [d(matrices(dim, dim, 2.0, integer=True)) for _ in range(3)]
+        return d(matrices(n, dim, 2.0, True)), d(matrices(n, dim, 2.0, True)), ws
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        X, Y, (WQ, WK, WV) = example
+
+        def Z(M: Vec) -> Vec:
+            return torch.as_tensor(f(M, tensor(WQ), tensor(WK), tensor(WV)), dtype=F64)
+
+        lhs, rhs = Z(tensor(X) + tensor(Y)), Z(tensor(X)) + Z(tensor(Y))
+        gap = float((lhs - rhs).abs().max())
+        if not gap <= 1e-9 * (1 + float(rhs.abs().max())):
+            fail(f"X = {show(X, 3)}, Y = {show(Y, 3)}, W_Q = {show(WQ, 3)}, W_K = "
+                 f"{show(WK, 3)}, W_V = {show(WV, 3)}: Z(X + Y) differs from Z(X) + Z(Y) by "
+                 f"{show(gap, 3)}")
+
+    def tinygpt_z(X: Vec, WQ: Vec, WK: Vec, WV: Vec) -> Vec:
+        return attention(X @ WQ, X @ WK, X @ WV)[0]
+    return Law(draw(), check, {"tinygpt.attention on X W_Q, X W_K, X W_V": tinygpt_z})
+
+
+@law("attention-weights-underflow")
+def _underflow(p: Mapping[str, Any]) -> Law:
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        q, k, v = example
+        _, A = run_attention(f, q, k, v)
+        for i, row in enumerate(A.tolist()):
+            for j, x in enumerate(row):
+                if not x > 0:
+                    s = scaled_scores(q, k)[i]
+                    fail(f"scores row {i} = {show(s, 5)} (no mask): weight a_{i}{j} = "
+                         f"{show(x)} underflows to 0 in float64")
+    return Law(qkv(min(3, p["max_len"]), p["scale"], 2), check,
+               {"tinygpt.attention": tinygpt_attention(False)})
+
+
+# -- blocks ---------------------------------------------------------------------------------
+
+def block_and_input(max_len: int, dims: tuple[int, ...] = (2, 4), heads: tuple[int, ...] = (1, 2),
+                    square: bool = False, positions: str = "none", ffn: bool = True
+                    ) -> st.SearchStrategy[Any]:
+    """(config, seed, x): a tinygpt Block and an input matrix x [n, d_model]."""
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        dm = d(st.sampled_from(dims))
+        h = 1 if square else d(st.sampled_from(heads))
+        dk = dm if square else d(st.sampled_from([2, 4]))
+        config = GPTConfig(vocab_size=2, d_model=dm, n_heads=h, d_k=dk, d_v=dk, n_layers=1,
+                           d_ff=2 * dm, positions=positions, ffn=ffn)
+        n = d(st.integers(1, max_len))
+        return config, d(st.integers(0, 2**16)), d(matrices(n, dm, 2.0))
+    return draw()
+
+
+def make_block(config: GPTConfig, seed: int) -> Block:
+    return Block(config, torch.Generator().manual_seed(seed))
+
+
+def block_name(config: GPTConfig, seed: int) -> str:
+    return (f"Block(d={config.d_model}, heads={config.n_heads}, d_k={config.d_k}, "
+            f"{'FFN' if config.ffn else 'no FFN'}, seed={seed})")
+
+
+def tinygpt_attend(block: Block, x: Vec) -> dict[str, Any]:
+    return block.attend(block._ln(x, 1), torch.arange(x.shape[0]))
+
+
+@law("attention-scores-are-dot-products")
+def _scores(p: Mapping[str, Any]) -> Law:
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        config, seed, x = example
+        block = make_block(config, seed)
+        with torch.no_grad():
+            t = f(block, tensor(x))
+        for h in range(config.n_heads):
+            q, k, S = t["q"][h].tolist(), t["k"][h].tolist(), t["scores"][h]
+            for i in range(len(q)):
+                for j in range(len(k)):
+                    want = dot(q[i], k[j])
+                    got = float(S[i, j]) * math.sqrt(config.d_k)
+                    if not close(got, want, 1e-12, 1e-12):
+                        fail(f"{block_name(config, seed)}, x = {show(x, 3)}: head {h} has "
+                             f"(Q K^T)_{i}{j} = {show(got)} but q_{i}·k_{j} = {show(want)}")
+    return Law(block_and_input(p["max_len"]), check, {"tinygpt.Block.attend": tinygpt_attend})
+
+
+def tinygpt_block_output(block: Block, x: Vec) -> tuple[Vec, Vec]:
+    t = block.forward_trace(x, torch.arange(x.shape[0]))
+    return t["y"], t["v"][0]
+
+
+@law("block-output-outside-value-hull")
+def _block_hull(p: Mapping[str, Any]) -> Law:
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        config, seed, x = example
+        with torch.no_grad():
+            y, v = f(make_block(config, seed), tensor(x))
+        values = v.tolist()
+        for i, row in enumerate(y.tolist()):
+            witness = outside_hull(values, row)
+            if witness is not None:
+                u, uy, top = witness
+                fail(f"{block_name(config, seed)}, x = {show(x, 3)}: output row {i} = "
+                     f"{show(row, 4)} is outside the hull of the value rows {show(values, 4)} "
+                     f"(along u = {show(u, 3)}: {show(uy, 4)} > {show(top, 4)})")
+    return Law(block_and_input(p["max_len"], dims=(2, 3, 4), square=True), check,
+               {"tinygpt.Block (W_O, residual, FFN)": tinygpt_block_output})
+
+
+def tinygpt_scores(block: Block, x: Vec) -> list[Vec]:
+    return block.attend(x, torch.arange(x.shape[0]))["scores"]
+
+
+@law("qk-tied-symmetric-psd")
+def _tied_qk(p: Mapping[str, Any]) -> Law:
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        config, seed, x = example
+        block = make_block(config, seed)
+        with torch.no_grad():
+            for h in range(config.n_heads):
+                block.W_K[h].copy_(block.W_Q[h])
+            scores = f(block, tensor(x))
+        for h in range(config.n_heads):
+            B = block.W_Q[h].detach() @ block.W_Q[h].detach().T
+            for name, M in (("B = W_Q W_Q^T", B), ("the score table", scores[h])):
+                M = torch.as_tensor(M, dtype=F64)
+                big = 1.0 + float(M.abs().max())
+                asym = float((M - M.T).abs().max())
+                low = float(torch.linalg.eigvalsh((M + M.T) / 2).min())
+                if asym > 1e-12 * big or low < -1e-10 * big:
+                    fail(f"{block_name(config, seed)} with W_K = W_Q, x = {show(x, 3)}: head "
+                         f"{h}: {name} {show(M, 4)} is not symmetric positive semi-definite "
+                         f"(asymmetry {show(asym, 3)}, smallest eigenvalue {show(low, 3)})")
+    return Law(block_and_input(p["max_len"]), check, {"tinygpt.Block.attend": tinygpt_scores})
+
+
+def tinygpt_rope(x: Vec, positions: list[float]) -> Vec:
+    return rope(x, positions)
+
+
+@law("rope-relative-position")
+def _rope(p: Mapping[str, Any]) -> Law:
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        dim = d(st.sampled_from([2, 4, 6, 8]))
+        m, n = d(st.integers(0, 64)), d(st.integers(0, 64))
+        s = d(st.integers(-min(m, n), 64))
+        return d(matrices(1, dim, 3.0)), d(matrices(1, dim, 3.0)), m, n, s
+
+    def check(example: Any, f: Callable[..., Vec]) -> None:
+        q, k, m, n, s = example
+        tq, tk = tensor(q), tensor(k)
+
+        def score(a: int, b: int) -> float:
+            return float((f(tq, [a]) * f(tk, [b])).sum())
+
+        first, second = score(m, n), score(m + s, n + s)
+        scale = 1 + float(tq.norm() * tk.norm())
+        if not abs(first - second) <= 1e-9 * scale:
+            fail(f"q = {show(q[0], 4)}, k = {show(k[0], 4)}: after RoPE q at {m} · k at {n} = "
+                 f"{show(first)}, but q at {m + s} · k at {n + s} (same n - m = {n - m}) = "
+                 f"{show(second)}")
+    return Law(draw(), check, {"tinygpt.rope": tinygpt_rope})
