@@ -22,7 +22,6 @@ from verifiers.holes import ResolveError, find
 from verifiers.notes import Literal, Note
 from verifiers.run import RunResult
 from verifiers.schema import Waiver
-from verifiers.verdicts import GIVEN
 
 __all__ = ["NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json"]
 
@@ -126,17 +125,25 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
 
 
 def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, int]]:
-    """Spans a claim checks: its checked values, the inputs of a claim that checks
-    something, and values other claims use. A claim of inputs that nothing uses (a
-    scaffolded stub) checks nothing and covers nothing."""
+    """Spans a claim checks, found from the claims and their quotes (no evaluation, so
+    coverage does not depend on which claims a run selected): every hole of a claim that
+    checks something (a ``check``, a model ``run``, a symbolic formula), and holes other
+    claims use. A claim of inputs that nothing uses (a scaffolded stub) covers nothing."""
     used = {(u.claim_id, u.hole) for c in result.claims for u in c.uses.values()}
     spans = []
-    for v in result.verdicts:
-        if v.note != name:
+    for claim in result.claims:
+        if claim.note != name or claim.problems or claim.kind == "property":
             continue
-        checks = any(x.status != GIVEN for x in v.values)
-        spans.extend((note.offset(*x.start), note.offset(*x.end)) for x in v.values
-                     if checks or (v.id, x.name.split("[")[0]) in used)
+        scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
+        try:
+            match = find(note.text, claim.text, scopes)
+        except ResolveError:
+            continue  # a stale claim covers nothing
+        checks = bool(claim.check) or claim.run is not None or claim.kind == "symbolic"
+        for key, printed in match.values.items():
+            if checks or (claim.id, key.split("[")[0]) in used:
+                spans.append((printed.start, printed.end))
+        spans.extend((p.start, p.end) for p in match.formulas.values())
     return spans
 
 

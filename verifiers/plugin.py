@@ -2,9 +2,11 @@
 
 Registered through the ``pytest11`` entry point; it acts only in a project
 whose ``pyproject.toml`` has a ``[tool.notecheck]`` table (``notes`` and
-``claims`` folders), and stays silent everywhere else. The engine runs once
-per session; items only report its verdicts, so a failure reads like the
-domain (note line, printed vs expected, root cause), not like a traceback.
+``claims`` folders), and stays silent everywhere else. Notes and claims are
+loaded once per process and each item evaluates its own claim (and what it
+uses), so pytest-xdist splits the claims across workers with the same
+verdicts. A failure reads like the domain (note line, printed vs expected,
+root cause), not like a traceback.
 """
 
 from __future__ import annotations
@@ -19,10 +21,39 @@ _KEY = pytest.StashKey["_Settings | None"]()
 
 
 class _Settings:
+    """The project's notes and claims, loaded once per process; each claim evaluated on
+    demand, so ``pytest -n 2`` (pytest-xdist) splits the claims across workers."""
+
     def __init__(self, root: Path, notes: Path, claims: Path) -> None:
         self.root, self.notes, self.claims = root, notes, claims
-        self.result: Any = None
+        self.result: Any = None  # a full run, only for --notecheck-report
         self.failure: str | None = None
+        self._loaded: Any = None
+        self._engine: Any = None
+
+    def loaded(self) -> Any:
+        """A RunResult with the notes, claims and waivers, and no verdicts yet."""
+        if self._loaded is None and self.failure is None:
+            from verifiers.run import InputError, RunResult, load_claims, load_notes
+
+            try:
+                notes = load_notes(self.notes)
+                waivers: list[Any] = []
+                claims, problems = load_claims(self.claims, set(notes), waivers)
+            except InputError as err:
+                self.failure = str(err)
+                return None
+            self._loaded = RunResult([], notes, self.notes, self.claims, waivers, claims)
+            self.problems = problems
+        return self._loaded
+
+    def verdict(self, claim_id: str) -> Any:
+        if self._engine is None:
+            from verifiers.engine import Engine
+
+            loaded = self.loaded()
+            self._engine = Engine(loaded.notes, loaded.claims)
+        return self._engine.verdict(claim_id)
 
     def verdicts(self) -> Any:
         if self.result is None and self.failure is None:
@@ -92,17 +123,22 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 class ClaimFile(pytest.File):
     def collect(self) -> Any:
         settings: _Settings = self.config.stash[_KEY]
-        result = settings.verdicts()
-        if result is None:
-            yield ClaimItem.from_parent(self, name=self.path.name, verdict=None,
+        loaded = settings.loaded()
+        if loaded is None:
+            yield ClaimItem.from_parent(self, name=self.path.name, claim_id=None,
                                         failure=settings.failure)
             return
-        from verifiers.run import display_path
+        from verifiers.run import display_path, problem_verdict
 
         mine = display_path(self.path)
-        for verdict in result.verdicts:
-            if verdict.file == mine:
-                yield ClaimItem.from_parent(self, name=verdict.id, verdict=verdict, failure=None)
+        for problem in settings.problems:
+            if problem.file == mine:
+                verdict = problem_verdict(problem)
+                yield ClaimItem.from_parent(self, name=verdict.id, claim_id=None, failure=None,
+                                            verdict=verdict)
+        for claim in loaded.claims:
+            if claim.file == mine:
+                yield ClaimItem.from_parent(self, name=claim.id, claim_id=claim.id, failure=None)
 
 
 class ClaimMismatch(Exception):
@@ -110,12 +146,16 @@ class ClaimMismatch(Exception):
 
 
 class ClaimItem(pytest.Item):
-    def __init__(self, *, verdict: Any, failure: str | None, **kwargs: Any) -> None:
+    def __init__(self, *, claim_id: str | None, failure: str | None, verdict: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.claim_id = claim_id
         self.verdict = verdict
         self.failure = failure
 
     def runtest(self) -> None:
+        if self.verdict is None and self.claim_id is not None:
+            self.verdict = self.config.stash[_KEY].verdict(self.claim_id)
         if self.verdict is None:
             raise ClaimMismatch(self.failure or "notecheck could not run")
         if self.verdict.status == "known":
@@ -128,10 +168,11 @@ class ClaimItem(pytest.Item):
 
         settings: _Settings = self.config.stash[_KEY]
         v = self.verdict
-        lines = [console_line(settings.result, v)]
+        loaded = settings.loaded()
+        lines = [console_line(loaded, v)]
         if v.says:
             lines.append(f"  says: {v.says}")
-        note = settings.result.notes.get(v.note)
+        note = loaded.notes.get(v.note)
         for x in v.values:
             if x.status in ("verified", "given"):
                 continue
@@ -156,5 +197,7 @@ class ClaimItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        line = self.verdict.line - 1 if self.verdict else 0
+        claims = self.config.stash[_KEY].loaded()
+        claim = next((c for c in claims.claims if c.id == self.claim_id), None) if claims else None
+        line = claim.line - 1 if claim else (self.verdict.line - 1 if self.verdict else 0)
         return self.path, line, f"claim {self.name}"
