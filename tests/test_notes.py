@@ -112,12 +112,12 @@ def test_from_text_normalises_line_ends() -> None:
     assert Note.from_text("\ufeffa\r\nb\rc").text == "a\nb\nc"
 
 
-def test_nul_bytes_are_kept(tmp_path: Path) -> None:
+def test_nul_bytes_make_a_note_unreadable(tmp_path: Path) -> None:
+    """A NUL would cut ``0.7\\x006`` to a 0.7 that verifies, in a file review shows as binary."""
     p = tmp_path / "nul.txt"
-    p.write_bytes(b"a\x00b 7\n")
-    note = read_note(p)
-    assert note.text == "a\x00b 7\n"
-    assert [lit.text for lit in note.literals] == ["7"]
+    p.write_bytes(b"x = 1\na\x00b 7\n")
+    with pytest.raises(NoteError, match=r"NUL byte at byte 7 \(line 2\): a note is text"):
+        read_note(p)
 
 
 # --- positions ------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -49,10 +49,22 @@ POINT, INTERVAL = "point", "interval"
 class ClaimFailure(Exception):
     """A claim cannot be evaluated (status ``error`` or ``stale``)."""
 
-    def __init__(self, status: str, message: str) -> None:
+    def __init__(self, status: str, message: str, line: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.line = line  # the claim file's line of the expression that failed, if one did
+
+
+def _evaluate(entry: tuple[ex.Expr, int], scope: Mapping[str, Any], mode: str) -> Any:
+    """Evaluate a claim's expression; an ExprError remembers the expression's YAML line."""
+    tree, line = entry
+    try:
+        return ex.evaluate(tree, scope, mode)
+    except ex.ExprError as err:
+        if getattr(err, "claim_line", None) is None:  # the innermost expression's line
+            err.claim_line = line  # type: ignore[attr-defined]
+        raise
 
 
 @dataclass
@@ -133,7 +145,7 @@ class Engine:
         except ClaimFailure as failure:
             ev.failure = failure
         except ex.ExprError as err:
-            ev.failure = ClaimFailure(ERROR, err.message)
+            ev.failure = ClaimFailure(ERROR, err.message, getattr(err, "claim_line", None))
         except (RecursionError, MemoryError, ArithmeticError, ValueError, TypeError,
                 KeyError, IndexError, AttributeError, NameError, RuntimeError) as err:
             ev.failure = ClaimFailure(ERROR, f"internal error while checking: "
@@ -152,7 +164,7 @@ class Engine:
         if ev.note is None:
             raise ClaimFailure(ERROR, f"note {claim.note!r} not found")
         for use in claim.uses.values():
-            self._upstream(use.claim_id, use.hole)
+            self._upstream(use.claim_id, use.hole, use.line)
         scopes = [(0, len(ev.note.text))]
         if claim.section:
             scopes = ev.note.scopes(claim.section)
@@ -162,7 +174,8 @@ class Engine:
             ev.match = find(ev.note.text, claim.text, scopes)
         except ResolveError as err:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
-            raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint) from None
+            raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
+                               None if err.stale else claim.text_line or claim.line) from None
         if claim.kind in ("symbolic", "property"):
             return  # values: the relations of its formulas / the law's search, in _verdict
         scope = self._scope(ev, POINT)
@@ -178,24 +191,24 @@ class Engine:
             ev.scopes[mode] = Scope(self, ev, mode)
         return ev.scopes[mode]
 
-    def _upstream(self, claim_id: str, hole: str) -> Evaluation:
+    def _upstream(self, claim_id: str, hole: str, line: int | None = None) -> Evaluation:
+        """The evaluated claim a ``uses:`` entry (at ``line`` of the claim file) names."""
         if claim_id not in self.claims:
             raise ClaimFailure(ERROR, f"uses: unknown claim {claim_id!r}"
-                               f"{did_you_mean(claim_id, sorted(self.claims))}")
+                               f"{did_you_mean(claim_id, sorted(self.claims))}", line)
         up = self.evaluate(claim_id)
         if hole not in up.claim.hole_names:
             raise ClaimFailure(ERROR, f"uses: claim {claim_id!r} has no hole {hole!r}"
-                               f"{did_you_mean(hole, up.claim.hole_names)}")
+                               f"{did_you_mean(hole, up.claim.hole_names)}", line)
         if up.failure is not None:
             raise ClaimFailure(ERROR, f"depends on claim {claim_id!r}, which is "
-                               f"{up.failure.status}")
+                               f"{up.failure.status}", line)
         return up
 
     def _assess(self, ev: Evaluation, name: str) -> None:
         """Compare each printed part of a checked hole with its global and local value."""
         claim = ev.claim
-        expr, _ = claim.check[name]
-        local = ex.evaluate(expr, self._scope(ev, INTERVAL), INTERVAL)
+        local = _evaluate(claim.check[name], self._scope(ev, INTERVAL), INTERVAL)
         expected = ev.global_values[name]
         for ref in (h for h in claim.holes if h.name == name):
             printed = ev.match.values[ref.key]
@@ -258,6 +271,8 @@ class Engine:
                 first = claim.problems[0]
                 verdict.claim_place = (first.line, first.col)
                 verdict.message = "; ".join(p.message for p in claim.problems)
+            elif ev.failure.line is not None:  # an expression failed: point at its YAML line
+                verdict.claim_place = (ev.failure.line, 1)
             return verdict
         note, match = ev.note, ev.match
         verdict.span = (note.position(match.start), note.position(match.end))
@@ -398,21 +413,21 @@ class Scope(Mapping[str, Any]):
         claim, ev = self.ev.claim, self.ev
         if name in claim.uses:
             use = claim.uses[name]
-            up = self.engine._upstream(use.claim_id, use.hole)
+            up = self.engine._upstream(use.claim_id, use.hole, use.line)
             if use.as_printed or use.hole not in up.claim.check:
                 return printed_value(up, use.hole, self.mode, exact=True)
             if self.mode == POINT:
                 return up.global_values[use.hole]
             return printed_value(up, use.hole, INTERVAL, exact=False)
         if name in claim.where:
-            return ex.evaluate(claim.where[name][0], self, self.mode)
+            return _evaluate(claim.where[name], self, self.mode)
         if claim.run is not None and name in claim.run.outputs:
             return self._model_outputs()[name]
         if name in claim.check:
             if self.mode == POINT:
                 if name in ev.global_values:
                     return ev.global_values[name]
-                return ex.evaluate(claim.check[name][0], self, POINT)
+                return _evaluate(claim.check[name], self, POINT)
             return printed_value(ev, name, INTERVAL, exact=False)
         if name in claim.hole_names:
             return printed_value(ev, name, self.mode, exact=True)
@@ -424,8 +439,8 @@ class Scope(Mapping[str, Any]):
             from verifiers.modelrun import run_example
 
             run = self.ev.claim.run
-            inputs = {key: ex.evaluate(tree, self, self.mode)
-                      for key, (tree, _) in run.inputs.items()}
+            inputs = {key: _evaluate(entry, self, self.mode)
+                      for key, entry in run.inputs.items()}
             extra = {}
             if run.with_text:
                 match = self.ev.match
@@ -686,9 +701,15 @@ def like(pn: PrintedNumber, expected: Any) -> str:
     if pn.kind in ("integer", "decimal", "percent"):
         scale = 100 if pn.kind == "percent" else 1
         decimals = _decimals(pn)
-        d = Decimal(mpmath.nstr(expected * scale, 40, strip_zeros=False))
+        with mp.workdps(DPS):  # at the engine's 40 digits: 10^30 is exact, not 1e30 as a float
+            d = Decimal(mpmath.nstr(expected * scale, 40, strip_zeros=False))
+        digits = d.adjusted() + decimals + 2
+        if digits > 100:  # e.g. 1e400 at the note's 2 decimals: too long to write out
+            return mpmath.nstr(expected, 6)
         quantum = Decimal(1).scaleb(-decimals)
-        text = str(d.quantize(quantum, rounding=ROUND_HALF_EVEN))
+        with localcontext() as ctx:  # quantize needs every digit (1e30 has 31 > 28)
+            ctx.prec = max(ctx.prec, digits)
+            text = str(d.quantize(quantum, rounding=ROUND_HALF_EVEN))
         return text + ("%" if pn.kind == "percent" else "")
     return mpmath.nstr(expected, 6)
 

@@ -35,7 +35,12 @@ _SEP = f"{_LSP}*[,，]{_LSP}*"
 _BRACKET_LIST = rf"\[{_WS}*{_ELEM}(?:{_SEP}{_ELEM})*{_WS}*,?{_WS}*\]"
 _PAREN_LIST = rf"\({_WS}*{_ELEM}(?:{_SEP}{_ELEM})+{_WS}*\)"
 _NESTED = rf"\[{_WS}*{_BRACKET_LIST}(?:{_SEP}{_BRACKET_LIST})*{_WS}*,?{_WS}*\]"
-_LATEX = r"\\begin\{[pbvBV]?matrix\}(?:(?!\\end\{).)*?\\end\{[pbvBV]?matrix\}"
+MAX_MATRIX = 5_000  # characters of one printed LaTeX matrix (the notes' longest: ~200)
+# A matrix ends at the first \end{ and holds no \begin{ (a value has no inner environment), at
+# most MAX_MATRIX characters: many unclosed \begin{matrix} cost little each, not the rest of the
+# note each.
+_LATEX = (rf"\\begin\{{[pbvBV]?matrix\}}(?:(?!\\end\{{|\\begin\{{).){{0,{MAX_MATRIX}}}?"
+          r"\\end\{[pbvBV]?matrix\}")
 VALUE_PATTERN = f"(?:{_LATEX}|{_NESTED}|{_BRACKET_LIST}|{_PAREN_LIST}|{_FRAC}|{_NUM})"
 
 _FRAC_PARTS = re.compile(
@@ -150,51 +155,76 @@ def _hole_ends(text: str, pos: int, limit: int) -> list[int]:
     return ends
 
 
-def _formula_ends(text: str, pos: int, limit: int, last: bool) -> list[int]:
-    """A formula hole takes LaTeX up to the next literal text, within one line.
+class _Search:
+    """Matching one quote within one scope, from every candidate start.
 
-    The last part of a quote takes the rest of the line; otherwise every end is
-    tried, shortest first, and the following literal decides.
+    Whether the rest of the quote matches from part ``i`` at ``pos`` does not depend
+    on where the match started, so failures are remembered across starts; and a
+    formula hole that fails from some position fails from every later position of
+    the same line (its possible ends are a subset). Both keep a long line with many
+    candidate starts linear instead of quadratic.
     """
-    eol = text.find("\n", pos, limit)
-    eol = limit if eol < 0 else eol
-    while eol > pos and text[eol - 1].isspace():
-        eol -= 1
-    if eol <= pos:
-        return []
-    return [eol] if last else list(range(pos + 1, eol + 1))
 
+    def __init__(self, text: str, quote: Quote, limit: int) -> None:
+        self.text, self.quote, self.limit = text, quote, limit
+        self.failed: set[tuple[int, int]] = set()
+        self.dead: dict[tuple[int, int], int] = {}  # (part, line end) -> fails from here on
+        self.line = (0, -1, 0)  # (first pos asked, its newline or limit, trimmed line end)
 
-def _match_at(
-    text: str, quote: Quote, start: int, limit: int
-) -> tuple[list[tuple[int, int]], int] | None:
-    """Match the quote at ``start`` (with backtracking over hole ends)."""
-    failed: set[tuple[int, int]] = set()
+    def line_end(self, pos: int) -> int:
+        """End of ``pos``'s line (or the limit), trailing whitespace dropped, never < pos."""
+        first, nl, trimmed = self.line
+        if not first <= pos <= nl:
+            nl = self.text.find("\n", pos, self.limit)
+            nl = self.limit if nl < 0 else nl
+            trimmed = nl
+            while trimmed > pos and self.text[trimmed - 1].isspace():
+                trimmed -= 1
+            self.line = (pos, nl, trimmed)
+        return max(pos, trimmed)
 
-    def go(i: int, pos: int) -> tuple[list[tuple[int, int]], int] | None:
-        if i == len(quote.parts):
-            return [], pos
-        if (i, pos) in failed:
+    def formula_ends(self, i: int, pos: int) -> range:
+        """A formula hole takes LaTeX up to the next literal text, within one line.
+
+        The last part of a quote takes the rest of the line; otherwise every end is
+        tried, shortest first, and the following literal decides.
+        """
+        eol = self.line_end(pos)
+        if eol <= pos or pos >= self.dead.get((i, eol), eol + 1):
+            return range(0)
+        return range(eol, eol + 1) if i == len(self.quote.parts) - 1 else range(pos + 1, eol + 1)
+
+    def match_at(self, start: int) -> tuple[list[tuple[int, int]], int] | None:
+        """Match the quote at ``start`` (with backtracking over hole ends)."""
+        text, parts, limit, failed = self.text, self.quote.parts, self.limit, self.failed
+
+        def go(i: int, pos: int) -> tuple[list[tuple[int, int]], int] | None:
+            if i == len(parts):
+                return [], pos
+            if (i, pos) in failed:
+                return None
+            part = parts[i]
+            if isinstance(part, HoleRef):
+                begin = _SPACE_RE.match(text, pos, limit).end()
+                ends = (self.formula_ends(i, begin) if part.formula
+                        else _hole_ends(text, begin, limit))
+                for end in ends:
+                    rest = go(i + 1, end)
+                    if rest is not None:
+                        return [(begin, end), *rest[0]], rest[1]
+                if part.formula and ends:
+                    eol = ends[-1]
+                    self.dead[(i, eol)] = min(begin, self.dead.get((i, eol), begin))
+            else:
+                m = part.match(text, pos, limit)
+                if m:
+                    rest = go(i + 1, m.end())
+                    if rest is not None:
+                        return rest
+            failed.add((i, pos))
             return None
-        part = quote.parts[i]
-        if isinstance(part, HoleRef):
-            begin = _SPACE_RE.match(text, pos, limit).end()
-            ends = (_formula_ends(text, begin, limit, last=i == len(quote.parts) - 1)
-                    if part.formula else _hole_ends(text, begin, limit))
-            for end in ends:
-                rest = go(i + 1, end)
-                if rest is not None:
-                    return [(begin, end), *rest[0]], rest[1]
-        else:
-            m = part.match(text, pos, limit)
-            if m:
-                rest = go(i + 1, m.end())
-                if rest is not None:
-                    return rest
-        failed.add((i, pos))
-        return None
 
-    return go(0, start)
+        return go(0, start)
 
 
 def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
@@ -212,9 +242,10 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
         opener = first
     found: dict[int, tuple[list[tuple[int, int]], int]] = {}
     for lo, hi in scopes:
+        search = _Search(text, compiled, hi)
         for candidate in opener.finditer(text, lo, hi):
             at = candidate.end() if opener is _LINE_START else candidate.start()
-            result = _match_at(text, compiled, at, hi)
+            result = search.match_at(at)
             if result is not None:
                 # Key by where the match really begins (a hole may skip leading blank lines).
                 begins = result[0][0][0] if isinstance(first, HoleRef) else at

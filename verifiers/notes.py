@@ -123,6 +123,7 @@ def _find_headings(text: str) -> list[_Heading]:
         pos += len(line) + 1
         lead = len(line) - len(line.lstrip(" \t\u3000"))
         col = lead
+        absent: dict[object, int] = {}  # label -> column from which the line has none
         while col < len(line):
             best: tuple[int, _Heading, int | None, int] | None = None
             # line-start forms
@@ -145,22 +146,28 @@ def _find_headings(text: str) -> list[_Heading]:
             if best is None:
                 nxt = (chapter or 0) + 1
                 cands: list[tuple[int, _Heading, int | None, int]] = []
-                for m in _CHAPTER_RE.finditer(line, col):
+                # Each search remembers where it found nothing, so a long line with many
+                # glued headings is read in linear time.
+                for m in _CHAPTER_RE.finditer(line, col) if absent.get(nxt, col + 1) > col else ():
                     if int(m[1]) == nxt:
                         cands.append(
                             (m.start(), _Heading(f"第{nxt}章", 1, m.start(), m.end()), nxt, 0)
                         )
                         break
+                else:
+                    absent[nxt] = col
                 expected = [(nxt, 1)] + ([(chapter, sub + 1)] if chapter is not None else [])
                 for major, minor in expected:
                     label = f"{major}.{minor}"
-                    k = line.find(label, col)
+                    k = line.find(label, col) if absent.get(label, col + 1) > col else -1
                     while k >= 0:
                         m = _SUB_RE.match(line, k)
-                        if m and m[0] == label and not line[:k].endswith("."):
+                        if m and m[0] == label and not (k and line[k - 1] == "."):
                             cands.append((k, _Heading(label, 2, k, m.end()), major, minor))
                             break
                         k = line.find(label, k + 1)
+                    else:
+                        absent[label] = col
                 if cands:
                     best = min(cands, key=lambda c: c[0])
             if best is None:
@@ -175,15 +182,18 @@ def _find_headings(text: str) -> list[_Heading]:
 
 def _build_sections(text: str, headings: list[_Heading]) -> list[Section]:
     sections: list[Section] = []
+    line_end = -1
     for i, h in enumerate(headings):
-        line_end = text.find("\n", h.start)
-        header_end = len(text) if line_end < 0 else line_end
+        if line_end < h.start:  # headings glued on one long line share its end
+            line_end = text.find("\n", h.start)
+            line_end = len(text) if line_end < 0 else line_end
+        header_end = line_end
         if i + 1 < len(headings) and headings[i + 1].start < header_end:
             header_end = headings[i + 1].start  # two headings glued on one line
         end = len(text)
-        for later in headings[i + 1 :]:
-            if later.level <= h.level:
-                end = later.start
+        for j in range(i + 1, len(headings)):
+            if headings[j].level <= h.level:
+                end = headings[j].start
                 break
         title_start = _TITLE_LEAD.match(text, h.label_end).end()
         title = text[title_start:header_end].strip()
@@ -240,6 +250,8 @@ def _subscript_spans(text: str) -> list[tuple[int, int]]:
     """Spans of ``_{…}`` and ``^{(…)}`` groups (balanced braces, one line at most)."""
     spans: list[tuple[int, int]] = []
     for m in re.finditer(r"_\{|\^\{(?=\s*\()", text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # nested in the previous group, which covers it (and no rescan to EOL)
         depth, j = 0, m.end() - 1
         while j < len(text) and text[j] != "\n":
             if text[j] == "{":
@@ -283,6 +295,7 @@ def _scan_literals(text: str, regions: list[tuple[int, int]]) -> list[Literal]:
 
     for lo, hi in regions:
         pos = lo
+        last_nl, searched = lo - 1, lo  # the last newline in [lo, searched): one pass per line
         while pos < hi:
             m = _SIGNED_RE.search(text, pos, hi)
             if m is None:
@@ -304,7 +317,9 @@ def _scan_literals(text: str, regions: list[tuple[int, int]]) -> list[Literal]:
                     num_text = text[num_start:end]
                     pos = end
             if m["sign"]:
-                line_lo = max(lo, text.rfind("\n", lo, start) + 1)
+                last_nl = max(last_nl, text.rfind("\n", searched, start))
+                searched = start
+                line_lo = last_nl + 1
                 k = start
                 while k > line_lo and text[k - 1] in " \t\u3000\u00a0":
                     k -= 1
@@ -453,4 +468,8 @@ def read_note(path: str | Path) -> Note:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise NoteError(path, f"invalid UTF-8 at byte {exc.start} (line {line})") from None
+    nul = raw.find(b"\0")
+    if nul >= 0:  # a binary file; a NUL would also cut a printed number short unseen
+        line = raw.count(b"\n", 0, nul) + 1
+        raise NoteError(path, f"NUL byte at byte {nul} (line {line}): a note is text")
     return Note(p, text)

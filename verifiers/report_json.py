@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -81,6 +82,8 @@ def dumps(result: RunResult) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder, so a crash leaves the old file intact."""
+    if path.is_dir():  # else os.replace would name the temporary file in its error
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)

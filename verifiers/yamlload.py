@@ -169,6 +169,8 @@ class _Builder:
             detail = str(exc).split(";")[0]  # not Python's advice on sys.set_int_max_str_digits
             raise YamlError(f"cannot read {tag.rsplit(':', 1)[-1]} value: {detail}", line,
                             col) from None
+        if event.style in ("'", '"'):  # point at the text, not its opening quote, so that
+            col += 1  # a column inside an expression lands on the right character
         return Node(value, line, col, raw=event.value)
 
     def attach(self, frame: _Frame, child: Node) -> None:
