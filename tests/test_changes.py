@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -83,3 +84,16 @@ def test_a_bad_revision_is_a_usage_error(repo, capsys):
     assert main(["check", "--changed-since", "no-such-rev"]) == 2
     assert "git" in capsys.readouterr().err
     assert main(["check", "--changed-since", "--output=x"]) == 2
+
+
+def test_pytest_runs_only_the_touched_claims(repo, capsys):
+    (repo / "pyproject.toml").write_text('[tool.notecheck]\nnotes = "notes"\nclaims = "claims"\n',
+                                         encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "config")
+    note = repo / "notes" / "n.txt"
+    note.write_text(NOTE.replace("y = 2x = 2.40", "y = 2x = 2.50"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--notecheck-changed-since", "HEAD", "claims"], cwd=repo,
+                          capture_output=True, text=True, timeout=300)
+    assert "1 failed, 1 passed, 2 deselected" in done.stdout, done.stdout

@@ -80,6 +80,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("notecheck")
     group.addoption("--notecheck-report", metavar="PATH", default=None,
                     help="write the HTML report of the claims to PATH after the session")
+    group.addoption("--notecheck-changed-since", metavar="REV", default=None,
+                    help="run only the claims the changes since REV touch (git diff), "
+                         "as notecheck check --changed-since")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """``--notecheck-changed-since REV``: deselect the claims the diff does not touch."""
+    rev = config.getoption("notecheck_changed_since", None)
+    settings = config.stash.get(_KEY, None)
+    if not rev or settings is None or settings.loaded() is None:
+        return
+    from verifiers.changes import changed_claims, changes_since
+    from verifiers.run import InputError
+
+    loaded = settings.loaded()
+    try:
+        touched = changed_claims(loaded.claims, loaded.notes, settings.notes,
+                                 changes_since(rev, settings.notes))
+    except InputError as err:
+        raise pytest.UsageError(f"--notecheck-changed-since: {err}") from None
+    ids = {c.id for c in loaded.claims if touched(c)}
+    keep = [i for i in items if not isinstance(i, ClaimItem) or i.claim_id in ids]
+    dropped = [i for i in items if i not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 def pytest_configure(config: pytest.Config) -> None:
