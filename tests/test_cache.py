@@ -21,8 +21,8 @@ def test_cached_and_uncached_runs_give_the_same_report_bytes(tmp_path, monkeypat
     cache = tmp_path / "cache"
     notes, claims = Path("notes"), Path("claims")
 
-    def no_properties(claim: Claim) -> bool:
-        return claim.kind != "property"  # their searches are tested in test_properties
+    def no_properties(claim: Claim) -> bool:  # one note, every kind but the searches
+        return claim.kind != "property" and claim.note == "matrix-by-matrix.txt"
 
     fresh = dumps(run(notes, claims, no_properties))
     first = run(notes, claims, no_properties, cache=cache)
@@ -72,3 +72,14 @@ def test_a_corrupt_entry_is_a_miss(tmp_path):
     for entry in cache.rglob("*.json"):
         entry.write_text("{not json", encoding="utf-8")
     assert dumps(run(root / "notes", root / "claims", cache=cache)) == clean
+
+
+def test_the_same_claims_in_another_file_are_not_confused(tmp_path):
+    """A verdict names its claim file and line: identical content elsewhere is another key."""
+    cache = tmp_path / "cache"
+    first = project(tmp_path / "a", CHAIN.replace('section: "1.3"\n', ""))
+    run(first / "notes", first / "claims", cache=cache)
+    second = project(tmp_path / "b", CHAIN.replace('section: "1.3"\n', ""))
+    (second / "claims" / "n" / "c.yaml").rename(second / "claims" / "n" / "other.yaml")
+    result = run(second / "notes", second / "claims", cache=cache)
+    assert all(v.file.endswith("claims/n/other.yaml") for v in result.verdicts)

@@ -84,6 +84,8 @@ class VerdictCache:
         if claim is None or claim_id in _seen:
             digest.update(b"missing or circular")
         else:
+            # where the claim and its note are (verdicts name them), then what they say
+            digest.update(f"{claim.file}\0{claim.line}\0{claim.note}\0".encode())
             digest.update(self._file_hash(claim.file).encode())
             digest.update(self._scope_text(claim).encode())
             for use in sorted(claim.uses.values(), key=lambda u: u.name):
