@@ -57,3 +57,17 @@ def test_pytest_xdist_gives_the_same_verdicts_as_serial(tmp_path):
     # c-in, c-plus (right given the printed y, wrong only through it? no: z = 3.40 is 2.40 + 1,
     # the exact value, so it verifies) and the six sums pass; c-double alone fails.
     assert sum(o.startswith("PASSED") for o in serial) == 8 and len(serial) == 9
+
+
+def test_workers_give_the_same_report_bytes_as_one_process(tmp_path, monkeypatch):
+    from verifiers import run as run_module
+    from verifiers.report_json import dumps
+
+    monkeypatch.setattr(run_module, "PARALLEL_FROM", 0.0)  # fork even for a small selection
+
+    def some(claim) -> bool:
+        return claim.note == "matrix-by-matrix.txt" and claim.kind in ("arithmetic", "symbolic")
+
+    serial = dumps(run_module.run(ROOT / "notes", ROOT / "claims", some))
+    parallel = dumps(run_module.run(ROOT / "notes", ROOT / "claims", some, jobs=2))
+    assert serial == parallel and '"verified"' in serial

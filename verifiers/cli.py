@@ -8,6 +8,7 @@ invocation or unreadable input (with a one-line message, never a traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -38,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-k", dest="keywords", help="select claims, as pytest -k")
     check.add_argument("--changed-since", metavar="REV",
                        help="check only the claims the changes since REV touch (git diff)")
+    check.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1),
+                       help="worker processes for the claims to evaluate (default: up to 2)")
     check.add_argument("--no-cache", action="store_true",
                        help="evaluate every claim afresh (the verdict cache is .notecheck-cache,"
                             " or $NOTECHECK_CACHE)")
@@ -113,7 +116,8 @@ def check(args: argparse.Namespace) -> int:
     from verifiers.cache import VerdictCache
 
     cache = None if args.no_cache else VerdictCache.default_folder()
-    result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache)
+    result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache,
+                 jobs=max(1, args.jobs))
     if args.format == "github":
         github_output(result)
     else:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from verifiers.engine import Engine
 
@@ -100,13 +100,15 @@ def load_claims(claims_dir: Path, known_notes: set[str],
 
 def run(
     notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None,
-    changed_since: str | None = None, cache: Path | None = None,
+    changed_since: str | None = None, cache: Path | None = None, jobs: int = 1,
 ) -> RunResult:
     """Evaluate every (selected) claim; file-level problems become ``error`` verdicts.
 
     With ``changed_since`` (a git revision) only the claims the diff touches run.
     With ``cache`` (a folder) verdicts are looked up by content first
-    (:mod:`verifiers.cache`); a miss is evaluated and stored.
+    (:mod:`verifiers.cache`); a miss is evaluated and stored. With ``jobs`` > 1 the
+    claims to evaluate are shared among that many forked workers (each claim's verdict
+    depends only on its own inputs, so the split cannot change it).
     """
     notes = load_notes(notes_dir)
     waivers: list[Waiver] = []
@@ -126,16 +128,69 @@ def run(
         from verifiers.cache import VerdictCache
 
         store = VerdictCache(cache, notes, engine.claims)
-    for claim in claims:
-        if select is None or select(claim):
-            verdict = store.get(claim.id) if store is not None else None
-            if verdict is None:
-                verdict = engine.verdict(claim.id)
-                if store is not None:
-                    store.put(verdict)
-            verdicts.append(verdict)
+    chosen = [c for c in claims if select is None or select(c)]
+    found = {c.id: store.get(c.id) for c in chosen} if store is not None else {}
+    todo = [c.id for c in chosen if found.get(c.id) is None]
+    fresh = _evaluate_in_parallel(notes, claims, todo, jobs) if jobs > 1 else {}
+    for claim in chosen:
+        verdict = found.get(claim.id) or fresh.get(claim.id)
+        if verdict is None:
+            verdict = engine.verdict(claim.id)
+        if store is not None and found.get(claim.id) is None:
+            store.put(verdict)
+        verdicts.append(verdict)
     verdicts.sort(key=lambda v: (v.file, v.line))
     return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
+
+
+PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers does not pay
+# Rough cost of a claim by kind, to balance the workers (seconds, measured on the notes).
+_COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.12}
+
+
+def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list[str],
+                          jobs: int) -> dict[str, Verdict]:
+    """Verdicts of ``ids`` from ``jobs`` forked workers; {} when it is not worth it."""
+    import multiprocessing
+
+    by_id = {c.id: c for c in claims}
+    heavy = sum(_COST.get(by_id[i].kind, 0.1) for i in ids)
+    if heavy < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return {}
+    shares: list[list[str]] = [[] for _ in range(jobs)]
+    loads = [0.0] * jobs
+    for claim_id in sorted(ids, key=lambda i: -_COST.get(by_id[i].kind, 0.1)):
+        k = loads.index(min(loads))
+        shares[k].append(claim_id)
+        loads[k] += _COST.get(by_id[claim_id].kind, 0.1)
+    # Not a Pool: its workers are daemons, and the symbolic checker starts its own worker.
+    context = multiprocessing.get_context("fork")
+    workers = []
+    for share in shares[1:]:
+        receive, send = context.Pipe(duplex=False)
+        worker = context.Process(target=_evaluate_share, args=(notes, claims, share, send))
+        worker.start()
+        send.close()
+        workers.append((worker, receive))
+    verdicts = {v.id: v for v in _verdicts(notes, claims, shares[0])}
+    for worker, receive in workers:
+        try:
+            verdicts.update((v.id, v) for v in receive.recv())
+        except (EOFError, OSError):
+            pass  # a worker that died: the parent evaluates its claims afterwards
+        worker.join()
+    return verdicts
+
+
+def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str]) -> list[Verdict]:
+    engine = Engine(notes, claims)
+    return [engine.verdict(i) for i in ids]
+
+
+def _evaluate_share(notes: dict[str, Note], claims: list[Claim], ids: list[str],
+                    send: Any) -> None:
+    send.send(_verdicts(notes, claims, ids))
+    send.close()
 
 
 def select_file(select: Callable[[Claim], bool], problem: LoadProblem) -> bool:
