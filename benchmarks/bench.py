@@ -146,10 +146,10 @@ def main() -> None:
     parser.add_argument("--sample", type=int, help="only this many evenly spaced mutations")
     args = parser.parse_args()
     timings(args.repeat)
-    by_kind()
-    if args.scale:
+    if args.scale:  # before anything is imported here: a child's peak counts its fork
         sys.path.insert(0, str(ROOT))
         scale([int(f) for f in args.scale.split(",")])
+    by_kind()
     if args.mutations:
         mutations(args.sample)
 

@@ -145,7 +145,7 @@ def run(
 
 PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers does not pay
 # Rough cost of a claim by kind, to balance the workers (seconds, measured on the notes).
-_COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.12}
+_COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.2}
 
 
 def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list[str],
@@ -157,12 +157,23 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     heavy = sum(_COST.get(by_id[i].kind, 0.1) for i in ids)
     if heavy < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return {}
+    # Claims that bind the same law share one Hypothesis search per process: keep them together.
+    groups: dict[str, list[str]] = {}
+    for claim_id in ids:
+        claim = by_id[claim_id]
+        key = f"law:{claim.property_name}" if claim.kind == "property" else f"claim:{claim_id}"
+        groups.setdefault(key, []).append(claim_id)
+
+    def cost(group: list[str]) -> float:
+        kind = by_id[group[0]].kind
+        return _COST.get(kind, 0.1) * (1 if kind == "property" else len(group))
+
     shares: list[list[str]] = [[] for _ in range(jobs)]
     loads = [0.0] * jobs
-    for claim_id in sorted(ids, key=lambda i: -_COST.get(by_id[i].kind, 0.1)):
+    for group in sorted(groups.values(), key=lambda g: (-cost(g), g[0])):
         k = loads.index(min(loads))
-        shares[k].append(claim_id)
-        loads[k] += _COST.get(by_id[claim_id].kind, 0.1)
+        shares[k].extend(group)
+        loads[k] += cost(group)
     # Not a Pool: its workers are daemons, and the symbolic checker starts its own worker.
     context = multiprocessing.get_context("fork")
     workers = []

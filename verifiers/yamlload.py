@@ -12,6 +12,8 @@ line and column so that validation messages can point at ``claims/x.yaml:12:5``.
 
 from __future__ import annotations
 
+import bisect
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,8 +73,7 @@ def load(text: str) -> Node | None:
     try:
         return _Builder(text).build()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = _place(text, exc.problem_mark or exc.context_mark)
         problem = exc.problem or exc.context or "invalid YAML"
         raise YamlError(f"invalid YAML: {problem}", line, col) from None
     except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL
@@ -115,12 +116,12 @@ class _Builder:
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
-                    line, col = _mark(event)
+                    line, col = _place(self.text, event.start_mark)
                     raise YamlError("invalid YAML: expected a single document, but found "
                                     "another document", line, col)
                 continue
             if isinstance(event, yaml.AliasEvent):
-                line, col = _mark(event)
+                line, col = _place(self.text, event.start_mark)
                 raise YamlError("YAML aliases (*name) are not allowed in claims", line, col)
             if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 done = stack.pop().node
@@ -143,7 +144,7 @@ class _Builder:
         return root
 
     def node(self, event: Any, stack: list[_Frame]) -> Node:
-        line, col = _mark(event)
+        line, col = _place(self.text, event.start_mark)
         self.count += 1
         if self.count > MAX_NODES:
             raise YamlError(f"too many YAML nodes (more than {MAX_NODES})", line, col)
@@ -194,6 +195,24 @@ class _Builder:
         frame.key = None
 
 
-def _mark(event: Any) -> tuple[int, int]:
-    mark = event.start_mark
-    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+_YAML_ONLY_BREAKS = ("\x85", "\u2028", "\u2029")  # line breaks to YAML, not to editors
+
+
+def _place(text: str, mark: Any) -> tuple[int, int]:
+    """1-based line and column of a mark, lines counted as editors count them."""
+    if mark is None:
+        return 1, 1
+    if not any(ch in text for ch in _YAML_ONLY_BREAKS):
+        return mark.line + 1, mark.column + 1
+    return _position_of_index(text, mark.index)
+
+
+def _position_of_index(text: str, index: int) -> tuple[int, int]:
+    starts = _line_starts(text)
+    line = bisect.bisect_right(starts, index)
+    return line, index - starts[line - 1] + 1
+
+
+@functools.lru_cache(maxsize=4)
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
