@@ -137,4 +137,9 @@ class VerdictCache:
 
     @staticmethod
     def default_folder() -> Path:
-        return Path(os.environ.get("NOTECHECK_CACHE", ".notecheck-cache"))
+        """``$NOTECHECK_CACHE``, else the user's cache folder -- never the checkout, where a
+        pull request could add entries that claim a verdict."""
+        if os.environ.get("NOTECHECK_CACHE"):
+            return Path(os.environ["NOTECHECK_CACHE"])
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "notecheck"

@@ -42,8 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", "-j", type=int, default=min(2, os.cpu_count() or 1),
                        help="worker processes for the claims to evaluate (default: up to 2)")
     check.add_argument("--no-cache", action="store_true",
-                       help="evaluate every claim afresh (the verdict cache is .notecheck-cache,"
-                            " or $NOTECHECK_CACHE)")
+                       help="evaluate every claim afresh (the verdict cache is "
+                            "~/.cache/notecheck, or $NOTECHECK_CACHE)")
     check.add_argument("--format", choices=("text", "github"), default="text",
                        help="github: Actions annotations and a job summary")
     fix = commands.add_parser("fix", help="rewrite values whose own step is wrong")
@@ -266,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except OSError as err:
         print(f"notecheck: error: {err.filename or ''}: {err.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as err:  # a defect of ours: one line, not a traceback
+        print(f"notecheck: internal error: {type(err).__name__}: {err}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -6,6 +6,7 @@ The CLI and the pytest plugin are thin layers over ``run``.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,6 +177,10 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
         loads[k] += cost(group)
     # Not a Pool: its workers are daemons, and the symbolic checker starts its own worker.
     context = multiprocessing.get_context("fork")
+    # One thread per worker: the workers already use the cores (torch is imported after the
+    # fork, so it reads these).
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
     workers = []
     for share in shares[1:]:
         receive, send = context.Pipe(duplex=False)
@@ -194,6 +199,8 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
 
 
 def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str]) -> list[Verdict]:
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
     engine = Engine(notes, claims)
     return [engine.verdict(i) for i in ids]
 
