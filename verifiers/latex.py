@@ -78,8 +78,6 @@ would stall every later step).
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -89,6 +87,7 @@ from typing import Any
 import sympy
 from sympy.printing.latex import LatexPrinter
 
+from verifiers.deadline import can_bound, deadline
 from verifiers.errors import ColumnError
 
 __all__ = [
@@ -1822,28 +1821,18 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def _time_boxed(fn: Callable[[], Any], seconds: float) -> Any:
-    """Run fn under a SIGALRM timer where possible (main thread, POSIX).
+    """Run fn under a deadline where possible (main thread, POSIX).
 
     Elsewhere simplify is not attempted at all: an unbounded call could hang the
     gate, and a False here only means "not shown equal", never a pass.
     """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-            signal, "setitimer"):
+    if not can_bound():
         return False
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return fn()
+        with deadline(seconds):
+            return fn()
     except TimeoutError:
         return False
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
 
 def round_trip_ok(source: str, expr: Any, symbols: Mapping[str, sympy.Symbol] | None = None,
                   *, functions: Collection[str] = (), matrices: Collection[str] = (),

@@ -28,6 +28,8 @@ from typing import Any
 import sympy
 from sympy.core.function import AppliedUndef
 
+from verifiers.deadline import can_bound, deadline
+
 __all__ = ["EntryDefinition", "MatrixError", "MatrixInstance", "ShapeError", "compare",
            "compare_entries", "names_to_read"]
 
@@ -598,20 +600,8 @@ def _sample_points(expr: Any, count: int = 3) -> list[dict[Any, Any]]:
 
 
 def _bounded(fn: Any, seconds: float | None) -> Any:
-    """fn() with a SIGALRM deadline in the main thread (elsewhere it runs unbounded)."""
-    import signal
-    import threading
-    if not seconds or threading.current_thread() is not threading.main_thread() \
-            or not hasattr(signal, "setitimer"):
+    """fn() with a deadline in the main thread (elsewhere it runs unbounded)."""
+    if not seconds or not can_bound():
         return fn()
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
+    with deadline(seconds):
         return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)

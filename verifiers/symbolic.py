@@ -57,12 +57,9 @@ This module takes SymPy objects and never strings (``sympify`` of a string calls
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import multiprocessing
 import random
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -72,6 +69,8 @@ from typing import Any
 import mpmath
 import sympy
 from sympy.core.relational import Relational
+
+from verifiers.deadline import deadline as _deadline  # evalf can run unbounded
 
 __all__ = [
     "Assumptions",
@@ -388,29 +387,6 @@ def _worker_main(conn: Any, fn: Callable[..., Iterator[Any]], args: tuple) -> No
 
 
 NUMERIC_SECONDS = 10.0  # a bound on the in-process numeric evidence of one step
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Raise TimeoutError in this (main) thread after ``seconds``; a no-op elsewhere.
-
-    SymPy's evalf can take unbounded time on a large formula; the gate must not hang.
-    """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal,
-                                                                                  "setitimer"):
-        yield
-        return
-
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _run_streaming(
