@@ -1160,13 +1160,7 @@ class _Parser:
         if lower is None:
             raise LatexError(f"\\{name} with an upper bound needs 'index = lower'", tok.col)
         self.bound.append(index.name)
-        self.enter()
-        if self.at_op("-"):
-            minus = self.advance()
-            body = self.negate(self.term(), minus)
-        else:
-            body = self.term()
-        self.leave()
+        body = self.operator_body()
         self.bound.pop()
         cls = sympy.Sum if name == "sum" else sympy.Product
         try:
@@ -1188,6 +1182,10 @@ class _Parser:
             raise self.unexpected(arrow, "expected \\to in \\lim_{x \\to a}")
         point, direction = self.limit_point(end)
         self.pos = end + 1
+        return self.node(sympy.Limit(self.operator_body(), var, point, direction))
+
+    def operator_body(self) -> sympy.Basic:
+        """What \\sum, \\prod and \\lim apply to: the (possibly negated) product that follows."""
         self.enter()
         if self.at_op("-"):
             minus = self.advance()
@@ -1195,7 +1193,7 @@ class _Parser:
         else:
             body = self.term()
         self.leave()
-        return self.node(sympy.Limit(body, var, point, direction))
+        return body
 
     def limit_point(self, end: int) -> tuple[sympy.Basic, str]:
         """The point of ``x \\to a`` in toks[pos:end]: ``a`` and '+', '-' or '+-'."""
