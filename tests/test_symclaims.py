@@ -632,7 +632,9 @@ LESSON1_LINES = {
 }
 
 
-def lesson1_project(tmp_path, names, drop: str = ""):
+def lesson1_project(tmp_path, names, drop: str = "", replace: tuple[str, str] = ("", "")):
+    """A note of the named lines and their claims; ``drop`` removes text from each claim's
+    extra keys, ``replace`` = (old, new) edits the claims (e.g. a hole back into text)."""
     note, claims = [], ["note: n.txt", "claims:"]
     for name in names:
         good, bad, text, extra = LESSON1_LINES[name]
@@ -642,7 +644,10 @@ def lesson1_project(tmp_path, names, drop: str = ""):
                        f"    text: |\n      {text.format(p=prefix)}"]
             if extra:
                 claims.append("    " + extra.replace(drop, "") if drop else "    " + extra)
-    return project(tmp_path, "\n".join(claims) + "\n", "\n".join(note) + "\n")
+    text = "\n".join(claims) + "\n"
+    if replace[0]:
+        text = text.replace(*replace)
+    return project(tmp_path, text, "\n".join(note) + "\n")
 
 
 def test_lesson1_new_kinds_of_steps_pass_and_planted_errors_fail(tmp_path, capsys):
@@ -665,20 +670,15 @@ def test_lesson1_new_kinds_of_steps_pass_and_planted_errors_fail(tmp_path, capsy
 
 def test_the_hypothesis_i_ne_j_is_needed(tmp_path, capsys):
     # without "i \ne j" the case i = j is checked too, where e_i·e_i = 1 and ‖e_i - e_i‖ = 0
-    root = lesson1_project(tmp_path, ["orthogonal"], drop="i: C, ")
-    claims = (root / "claims" / "n" / "c.yaml").read_text(encoding="utf-8")
-    (root / "claims" / "n" / "c.yaml").write_text(
-        claims.replace("对任意 $⟪C⟫$", "对任意 $i\\ne j$"), encoding="utf-8")
+    root = lesson1_project(tmp_path, ["orthogonal"], drop="i: C, ",
+                           replace=("对任意 $⟪C⟫$", "对任意 $i\\ne j$"))
     code, out, data = check(root, capsys)
     ok = next(c for c in data["claims"] if c["id"] == "orthogonal-ok")
     assert ok["status"] == "discrepancy" and "i=1, j=1" in ok["message"], ok["message"]
 
 
 def test_a_limit_needs_its_variable(tmp_path, capsys):
-    root = lesson1_project(tmp_path, ["limit"], drop="T: V, ")
-    claims = (root / "claims" / "n" / "c.yaml").read_text(encoding="utf-8")
-    (root / "claims" / "n" / "c.yaml").write_text(
-        claims.replace("$⟪V⟫，", "$T\\to0^+$，"), encoding="utf-8")
+    root = lesson1_project(tmp_path, ["limit"], drop="T: V, ", replace=("$⟪V⟫，", "$T\\to0^+$，"))
     code, out, data = check(root, capsys)
     ok = next(c for c in data["claims"] if c["id"] == "limit-ok")
     assert ok["status"] == "error" and "define: {T:" in ok["message"], ok["message"]
