@@ -1,0 +1,1 @@
+"""Planted-error corpus (YAML files here) and its survey: see README.md."""

@@ -1,0 +1,230 @@
+"""Planted-error survey: realistic one-error author edits of the notes, and what the suite says.
+
+The corpus is data: ``benchmarks/planted/<kind>.yaml``, each edit ``{id, kind, note, find,
+replace, why}`` (``line`` when ``find`` occurs more than once in the note). An edit is applied
+to a temporary copy of the notes, only that note's claims are run in-process (with a verdict
+cache shared across the edits, in a temporary folder, so claims the edit cannot reach are cache
+hits), and the outcome is classified:
+
+- ``real``: a claim reacts with ``discrepancy``, ``unparsed``, ``fixed`` or ``error`` at a
+  position (a value, or the place its message points at) on an edited line;
+- ``stale``: the only reaction is ``stale`` (the quote no longer resolves);
+- ``elsewhere``: some other non-passing reaction, but none at the edited lines;
+- ``missed``: every claim of the note still passes.
+
+A *reaction* is a non-passing verdict that the unedited notes do not give (same claim, same
+status, same message): a claim that already fails on the unedited notes (a false alarm, which
+the survey reports separately) is not credited to an edit.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).resolve().parent
+KINDS = ("arithmetic", "copied-entries", "rounding", "formula", "prose-law", "restatement",
+         "program", "unit-scale")
+FIELDS = ("id", "kind", "note", "find", "replace", "why")
+
+REAL, STALE, ELSEWHERE, MISSED = "real", "stale", "elsewhere", "missed"
+OUTCOMES = (REAL, STALE, ELSEWHERE, MISSED)
+REAL_STATUSES = frozenset({"discrepancy", "unparsed", "fixed", "error"})
+
+
+class CorpusError(Exception):
+    """A malformed corpus entry (unknown key, missing field, a find that does not resolve)."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    id: str
+    kind: str
+    note: str
+    find: str
+    replace: str
+    why: str
+    line: int | None = None
+    source: str = ""  # file name of the corpus file
+
+    def offset(self, text: str) -> int:
+        """Where ``find`` starts in ``text``: its only occurrence, or the one on ``line``."""
+        starts = []
+        at = text.find(self.find)
+        while at >= 0:
+            starts.append(at)
+            at = text.find(self.find, at + 1)
+        if self.line is not None:
+            starts = [s for s in starts if text.count("\n", 0, s) + 1 == self.line]
+        if len(starts) != 1:
+            where = f" on line {self.line}" if self.line is not None else ""
+            raise CorpusError(f"{self.id}: find occurs {len(starts)} times{where} in {self.note}")
+        return starts[0]
+
+    def apply(self, text: str) -> tuple[str, set[int]]:
+        """The edited text and the (1-based) lines of the edited text that the edit touches."""
+        start = self.offset(text)
+        edited = text[:start] + self.replace + text[start + len(self.find):]
+        first = edited.count("\n", 0, start) + 1
+        last = first + self.replace.count("\n")
+        return edited, set(range(first, last + 1))
+
+
+def load_corpus(folder: Path = CORPUS) -> list[Edit]:
+    """Every edit of every ``*.yaml`` in ``folder``, in file then list order."""
+    edits: list[Edit] = []
+    for path in sorted(folder.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for entry in data.get("edits") or []:
+            unknown = set(entry) - set(FIELDS) - {"line"}
+            missing = [f for f in FIELDS if not isinstance(entry.get(f), str) or not entry[f]]
+            if unknown or missing:
+                raise CorpusError(f"{path.name}: {entry.get('id')}: unknown keys "
+                                  f"{sorted(unknown)}, missing {missing}")
+            line = entry.get("line")
+            if line is not None and (not isinstance(line, int) or line < 1):
+                raise CorpusError(f"{path.name}: {entry['id']}: line must be a positive integer")
+            edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name))
+    return edits
+
+
+@dataclass
+class Outcome:
+    edit: Edit
+    outcome: str
+    detail: str  # one line: what happened
+    reactions: list[str] = field(default_factory=list)  # "id status" of the reacting claims
+
+
+def _value_lines(verdict) -> list[tuple[int, int, str]]:
+    """(first line, last line, status) of every position a verdict reports."""
+    places = [(v.start[0], v.end[0], v.status) for v in verdict.values]
+    if verdict.where is not None:
+        places.append((verdict.where[0], verdict.where[0], verdict.status))
+    return places
+
+
+def _key(verdict) -> tuple:
+    return (verdict.status, verdict.message,
+            tuple((v.name, v.status, v.printed, v.expected) for v in verdict.values))
+
+
+def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str, tuple]
+             ) -> Outcome:
+    """Sort the verdicts of the edited note's claims into one of the four outcomes."""
+    reacting = [v for v in verdicts if not v.passed and baseline.get(v.id) != _key(v)]
+    at_line = []
+    for v in reacting:
+        if v.status not in REAL_STATUSES:
+            continue
+        hits = [(a, s) for a, b, s in _value_lines(v)
+                if s in REAL_STATUSES and any(a <= n <= b for n in lines)]
+        if hits:
+            at_line.append(f"{v.status} {v.id} at line {hits[0][0]}")
+    names = [f"{v.id} {v.status}" for v in reacting]
+    if at_line:
+        return Outcome(edit, REAL, "; ".join(at_line[:3]), names)
+    if not reacting:
+        return Outcome(edit, MISSED, "every claim of the note still passes", names)
+    if all(v.status == "stale" for v in reacting):
+        return Outcome(edit, STALE, "stale: " + ", ".join(v.id for v in reacting[:4])
+                       + (f" (+{len(reacting) - 4})" if len(reacting) > 4 else ""), names)
+    other = [v for v in reacting if v.status != "stale"]
+    first = other[0]
+    place = next((f" at line {a}" for a, _, s in _value_lines(first) if s == first.status), "")
+    return Outcome(edit, ELSEWHERE, f"{first.status} {first.id}{place}"
+                   + (f" (+{len(other) - 1} more)" if len(other) > 1 else "")
+                   + (f", {len(reacting) - len(other)} stale" if len(reacting) > len(other)
+                      else ""), names)
+
+
+@dataclass
+class Survey:
+    outcomes: list[Outcome]
+    false_alarms: list[str]  # "note: id status" of the unedited notes' non-passing verdicts
+
+
+def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
+           claims_dir: Path = ROOT / "claims",
+           progress: Callable[[int, int, Outcome], None] | None = None) -> Survey:
+    """Run every edit on a temporary copy of the notes; the copies and the cache are removed."""
+    from verifiers.run import run
+
+    tmp = Path(tempfile.mkdtemp(prefix="notecheck-planted-"))
+    try:
+        notes = tmp / "notes"
+        shutil.copytree(notes_dir, notes)
+        cache = tmp / "cache"
+        originals = {e.note: (notes / e.note).read_bytes().decode("utf-8") for e in edits}
+
+        def check(note: str) -> list:
+            return run(notes, claims_dir, lambda c: c.note == note, cache=cache).verdicts
+
+        baseline: dict[str, dict[str, tuple]] = {}
+        false_alarms: list[str] = []
+        for note in sorted(originals):
+            verdicts = check(note)
+            baseline[note] = {v.id: _key(v) for v in verdicts if not v.passed}
+            false_alarms += [f"{note}: {v.id} {v.status}" for v in verdicts if not v.passed]
+        outcomes = []
+        for i, edit in enumerate(edits):
+            text, lines = edit.apply(originals[edit.note])
+            path = notes / edit.note
+            path.write_bytes(text.encode("utf-8"))  # bytes: the note's line endings kept
+            try:
+                outcome = classify(edit, lines, check(edit.note), baseline[edit.note])
+            finally:
+                path.write_bytes(originals[edit.note].encode("utf-8"))
+            outcomes.append(outcome)
+            if progress is not None:
+                progress(i + 1, len(edits), outcome)
+        return Survey(outcomes, false_alarms)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def table(result: Survey) -> str:
+    """The per-kind table, a total row, the false-alarm line and one line per non-real edit."""
+    rows = [f"{'kind':<16}{'edits':>6}{'real verdict at line':>22}{'stale only':>12}"
+            f"{'elsewhere only':>16}{'missed':>8}"]
+    kinds = [k for k in KINDS if any(o.edit.kind == k for o in result.outcomes)]
+
+    def row(label: str, outs: list[Outcome]) -> str:
+        n = {k: sum(o.outcome == k for o in outs) for k in OUTCOMES}
+        return (f"{label:<16}{len(outs):>6}{n[REAL]:>22}{n[STALE]:>12}{n[ELSEWHERE]:>16}"
+                f"{n[MISSED]:>8}")
+
+    for kind in kinds:
+        rows.append(row(kind, [o for o in result.outcomes if o.edit.kind == kind]))
+    rows.append(row("total", result.outcomes))
+    rows.append("")
+    rows.append(f"false alarms (unedited notes, the edited notes' claims): "
+                f"{len(result.false_alarms)} non-passing verdicts"
+                + "".join(f"\n  {a}" for a in result.false_alarms))
+    others = [o for o in result.outcomes if o.outcome != REAL]
+    if others:
+        rows.append("")
+        rows.append("edits without a real verdict at the edited line:")
+        width = max(len(o.edit.id) for o in others)
+        for o in others:
+            rows.append(f"  {o.edit.id:<{width}}  {o.outcome:<9}  {o.detail}")
+    return "\n".join(rows)
+
+
+def as_json(result: Survey) -> dict:
+    return {
+        "version": 1,
+        "false_alarms": result.false_alarms,
+        "summary": {k: {o: sum(x.outcome == o for x in result.outcomes if x.edit.kind == k)
+                        for o in OUTCOMES}
+                    for k in KINDS if any(x.edit.kind == k for x in result.outcomes)},
+        "edits": [{"id": o.edit.id, "kind": o.edit.kind, "note": o.edit.note,
+                   "why": o.edit.why, "outcome": o.outcome, "detail": o.detail,
+                   "reactions": o.reactions} for o in result.outcomes],
+    }
