@@ -8,8 +8,10 @@ hits), and the outcome is classified:
 
 - ``real``: a claim reacts with ``discrepancy``, ``unparsed``, ``fixed`` or ``error`` at a
   position (a value, or the place its message points at) on an edited line;
-- ``stale``: the only reaction is ``stale`` (the quote no longer resolves);
-- ``elsewhere``: some other non-passing reaction, but none at the edited lines;
+- ``stale``: the only reaction is ``stale`` (the quote no longer resolves), together with the
+  ``error`` of claims that use a stale claim ("depends on claim ..., which is stale");
+- ``elsewhere``: some other non-passing reaction, but none at the edited lines (including an
+  ``error`` of a check that has no note position, e.g. a re-run program that gives NaN);
 - ``missed``: every claim of the note still passes.
 
 A *reaction* is a non-passing verdict that the unedited notes do not give (same claim, same
@@ -132,16 +134,29 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
         return Outcome(edit, REAL, "; ".join(at_line[:3]), names)
     if not reacting:
         return Outcome(edit, MISSED, "every claim of the note still passes", names)
-    if all(v.status == "stale" for v in reacting):
-        return Outcome(edit, STALE, "stale: " + ", ".join(v.id for v in reacting[:4])
-                       + (f" (+{len(reacting) - 4})" if len(reacting) > 4 else ""), names)
-    other = [v for v in reacting if v.status != "stale"]
+    # An error that only says a claim it uses failed is a consequence, not a reaction of its own.
+    own = [v for v in reacting if not _cascade(v)]
+    cascade = len(reacting) - len(own)
+    also = f" (+{cascade} dependent errors)" if cascade else ""
+    if not own:
+        return Outcome(edit, ELSEWHERE, f"only dependent errors ({cascade})", names)
+    if all(v.status == "stale" for v in own):
+        return Outcome(edit, STALE, "stale: " + ", ".join(v.id for v in own[:4])
+                       + (f" (+{len(own) - 4})" if len(own) > 4 else "") + also, names)
+    other = [v for v in own if v.status != "stale"]
     first = other[0]
-    place = next((f" at line {a}" for a, _, s in _value_lines(first) if s == first.status), "")
-    return Outcome(edit, ELSEWHERE, f"{first.status} {first.id}{place}"
+    place = next((f" at line {a}" for a, _, s in _value_lines(first) if s == first.status),
+                 " (no note position)")
+    stale = len(own) - len(other)
+    said = "" if place.startswith(" at") else ": " + " ".join(first.message.split())[:80]
+    return Outcome(edit, ELSEWHERE, f"{first.status} {first.id}{place}{said}"
                    + (f" (+{len(other) - 1} more)" if len(other) > 1 else "")
-                   + (f", {len(reacting) - len(other)} stale" if len(reacting) > len(other)
-                      else ""), names)
+                   + (f", {stale} stale" if stale else "") + also, names)
+
+
+def _cascade(verdict) -> bool:
+    """An ``error`` whose only complaint is that a claim it uses is not verified."""
+    return verdict.status == "error" and verdict.message.startswith("depends on claim ")
 
 
 @dataclass
