@@ -169,6 +169,7 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
            claims_dir: Path = ROOT / "claims",
            progress: Callable[[int, int, Outcome], None] | None = None) -> Survey:
     """Run every edit on a temporary copy of the notes; the copies and the cache are removed."""
+    from verifiers import profiles
     from verifiers.run import run
 
     tmp = Path(tempfile.mkdtemp(prefix="notecheck-planted-"))
@@ -179,7 +180,10 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
         originals = {e.note: (notes / e.note).read_bytes().decode("utf-8") for e in edits}
 
         def check(note: str) -> list:
-            return run(notes, claims_dir, lambda c: c.note == note, cache=cache).verdicts
+            # as `notecheck check` does: the derandomised Hypothesis profile, so a property
+            # claim gives the same verdict on every run (HYPOTHESIS_PROFILE still wins)
+            with profiles.default("ci"):
+                return run(notes, claims_dir, lambda c: c.note == note, cache=cache).verdicts
 
         baseline: dict[str, dict[str, tuple]] = {}
         false_alarms: list[str] = []
