@@ -105,7 +105,7 @@ def _bootstrap(uid: int | None, cpu_seconds: int) -> str:
     uid switch (root only) happens after bwrap mounted everything and before any of
     the note's code runs; setuid from root clears every capability.
     """
-    paths = [p for p in site.getsitepackages() if os.path.isdir(p)]
+    paths = [inside for _, inside in _site_packages()]
     limits = [("RLIMIT_AS", MEMORY), ("RLIMIT_CPU", cpu_seconds), ("RLIMIT_FSIZE", FILE_SIZE),
               ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", PROCESSES), ("RLIMIT_CORE", 0)]
     lines = ["import os, resource, runpy, sys"]
@@ -136,6 +136,39 @@ def _ro_bind(path: str) -> list[str]:
     return [*args, "--ro-bind", path, path]
 
 
+def _roots() -> list[str]:
+    """The interpreter's installation (``sys.base_prefix``, and where the binary really is)."""
+    roots: list[str] = []
+    for root in (os.path.realpath(sys.base_prefix),
+                 os.path.dirname(os.path.dirname(_interpreter()))):
+        if not root.startswith("/usr/") and not any(_within(root, r) for r in roots):
+            roots.append(root)
+    return roots
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _site_packages() -> list[tuple[str, str]]:
+    """(host, jail) folders for ``sys.path``: a venv's site-packages is bound at ``/site/N``.
+
+    Not at its host path, which usually lies in the checkout: the jail must not even
+    learn the checkout's layout. Wheels find their bundled libraries relative to
+    themselves, so the move is harmless.
+    """
+    out: list[tuple[str, str]] = []
+    for path in site.getsitepackages():
+        host = os.path.realpath(path)
+        if not os.path.isdir(host):
+            continue
+        if host.startswith("/usr/") or any(_within(host, r) for r in _roots()):
+            out.append((host, host))  # already visible at its own place
+        else:
+            out.append((host, f"/site/{len(out)}"))
+    return out
+
+
 def _runtime_binds() -> list[str]:
     """``/usr``, the merged-/usr links, the interpreter and site-packages: nothing else."""
     args = ["--ro-bind", "/usr", "/usr"]
@@ -145,14 +178,11 @@ def _runtime_binds() -> list[str]:
             args += ["--symlink", os.readlink(host), f"/{name}"]
         elif host.is_dir():
             args += ["--ro-bind", str(host), f"/{name}"]
-    roots = [os.path.realpath(sys.base_prefix), os.path.dirname(os.path.dirname(_interpreter()))]
-    roots += [os.path.realpath(p) for p in site.getsitepackages() if os.path.isdir(p)]
-    done: list[str] = []
-    for root in roots:
-        if root.startswith("/usr/") or any(root == d or root.startswith(d + "/") for d in done):
-            continue
-        done.append(root)
+    for root in _roots():
         args += _ro_bind(root)
+    for host, inside in _site_packages():
+        if host != inside:
+            args += ["--perms", "0755", "--dir", "/site", "--ro-bind", host, inside]
     return args
 
 
