@@ -88,7 +88,17 @@ for _ in range(200):
 print('forked', n, flush=True)
 """
 
-ALLOCATE = "b = bytearray(8 << 30)\nprint('allocated', len(b))\n"
+# 8 GB of address space first without touching it (mmap), so that on a runner without a
+# limit the attack shows the limit is missing without eating the machine's memory.
+ALLOCATE = """\
+import mmap
+try:
+    m = mmap.mmap(-1, 8 << 30)
+except OSError as err:
+    print('mmap refused:', err, flush=True)
+    b = bytearray(8 << 30)
+print('allocated 8 GB')
+"""
 
 PRINT_GIGABYTE = """\
 import sys
@@ -196,14 +206,24 @@ def test_infinite_loop_is_killed_after_timeout() -> None:
 # --------------------------------------------------------------------------- the escapes
 
 
-def test_parent_environ_is_out_of_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parent_environ_is_out_of_reach() -> None:
+    """A gate started with a secret in its environment (as CI starts it) runs the program.
+
+    ``/proc/<pid>/environ`` shows a process's environment as it was at exec, so the
+    secret must be there from the gate's start, not set later with ``os.environ``.
+    """
     token = f"ci-secret-{uuid.uuid4().hex}"
-    monkeypatch.setenv("NOTECHECK_CI_TOKEN", token)
-    result = run_program(READ_ENVIRON, timeout=10)
-    assert result.returncode == 0, result.stderr
-    assert token not in result.stdout and token not in result.stderr
+    code = (f"from verifiers.programs import run_program\n"
+            f"r = run_program({READ_ENVIRON!r}, timeout=10)\n"
+            f"print(r.returncode, r.stdout, r.stderr)\n")
+    gate = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "NOTECHECK_CI_TOKEN": token},
+                          check=True)
+    assert gate.stdout.startswith("0 "), gate.stdout + gate.stderr
+    assert token not in gate.stdout and token not in gate.stderr
     # private pid namespace: only the jail's own few processes are listed
-    assert len([ln for ln in result.stdout.splitlines() if ln.split()[0].isdigit()]) < 10
+    assert len([ln for ln in gate.stdout.splitlines() if ln.split()[:1] and
+                ln.split()[0].isdigit()]) < 10
 
 
 def test_etc_passwd_is_not_there() -> None:
@@ -254,7 +274,7 @@ def test_fork_bomb_is_capped() -> None:
 
 def test_memory_is_capped() -> None:
     result = run_program(ALLOCATE, timeout=10)
-    assert "allocated" not in result.stdout
+    assert "mmap refused" in result.stdout and "allocated" not in result.stdout
     assert "MemoryError" in result.stderr
 
 
@@ -306,15 +326,18 @@ def test_detached_child_of_a_hanging_program_dies_at_the_timeout() -> None:
 
 def test_sigterm_to_the_gate_kills_the_jail() -> None:
     token = f"notecheck-term-{uuid.uuid4().hex}"
-    program = _with("import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', "
-                    "'import time; time.sleep(120)', TOKEN])\ntime.sleep(120)\n", TOKEN=token)
+    # the gate's own command line carries the program: only the reversed token is in it
+    program = _with("import subprocess, sys, time\nTOKEN = TOKEN_R[::-1]\n"
+                    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', "
+                    "TOKEN])\ntime.sleep(120)\n", TOKEN_R=token[::-1])
     code = f"from verifiers.programs import run_program\nrun_program({program!r}, timeout=60)\n"
     gate = subprocess.Popen([sys.executable, "-c", code], cwd=REPO)
     try:
         end = time.monotonic() + 20
-        while len(_alive(token)) < 1 and time.monotonic() < end:
+        while not _alive(token) and time.monotonic() < end:
             time.sleep(0.2)
         assert _alive(token), "the jailed program never started"
+        assert gate.pid not in _alive(token)
         gate.send_signal(signal.SIGTERM)
         gate.wait(timeout=20)
         assert _gone(token), f"survivors: {_alive(token)}"
