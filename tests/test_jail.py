@@ -29,6 +29,7 @@ import verifiers.programs.jail as jail
 from verifiers.programs import JailUnavailable, ProgramResult, quote_output, run_program
 
 REPO = Path(__file__).resolve().parents[1]
+pytest_plugins = ["pytester"]
 
 pytestmark = pytest.mark.skipif(
     jail.jail_problem() is not None and os.environ.get("CI") != "true",
@@ -400,6 +401,14 @@ def test_trust_flag_reaches_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not jail.trusted()
     monkeypatch.setenv(jail.TRUST_ENV, "1")
     assert jail.trusted()
+
+
+def test_pytest_option_trusts(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(jail.TRUST_ENV, "0")  # restored afterwards, whatever the plugin sets
+    pytester.makepyfile("import os\n\ndef test_env():\n"
+                        "    assert os.environ.get('NOTECHECK_TRUST_NOTE_PROGRAMS') == '1'\n")
+    pytester.runpytest("--notecheck-trust-note-programs", "-p", "no:randomly").assert_outcomes(
+        passed=1)
 
 
 # --------------------------------------------------------------------------- quoting
