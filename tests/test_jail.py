@@ -280,12 +280,17 @@ def test_memory_is_capped() -> None:
 
 
 def _gate_rss(program: str, timeout: float) -> dict:
-    """Run ``program`` from a separate gate process; its peak RSS (kB) and what it kept."""
+    """Run ``program`` from a separate gate process; its peak RSS (kB) and what it kept.
+
+    The peak is ``VmHWM`` (reset at exec), not ``ru_maxrss``, which keeps the peak of the
+    forked pytest process across the exec.
+    """
     code = textwrap.dedent(f"""\
-        import json, resource
+        import json, re
         from verifiers.programs import run_program
         r = run_program({program!r}, timeout={timeout})
-        print(json.dumps({{'rss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        hwm = int(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1))
+        print(json.dumps({{'rss_kb': hwm,
                           'stdout': len(r.stdout), 'longest': max(map(len, r.stdout.split('\\n'))),
                           'truncated': r.truncated, 'tail': r.stdout[-200:]}}))
         """)
@@ -375,9 +380,11 @@ def test_claim_is_an_error_without_a_jail(monkeypatch: pytest.MonkeyPatch, tmp_p
                                           capsys: pytest.CaptureFixture[str]) -> None:
     """Through the CLI: the lesson 1 program claim says why, and how to fix it."""
     import tinygpt.examples.lesson1 as lesson1
+    import verifiers.modelrun as modelrun
     from verifiers.cli import main
 
-    monkeypatch.setattr(lesson1, "_CACHE", {})  # a run earlier in this process is remembered
+    monkeypatch.setattr(lesson1, "_CACHE", {})  # runs earlier in this process are remembered
+    monkeypatch.setattr(modelrun, "_CACHE", {})
     monkeypatch.setattr(jail, "BWRAP", str(tmp_path / "no-bwrap"))
     monkeypatch.delenv(jail.TRUST_ENV, raising=False)
     monkeypatch.chdir(REPO)
