@@ -194,7 +194,8 @@ def _jail_argv(files: dict[str, int], dirs: list[str], cpu_seconds: int) -> list
         spaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                   "--unshare-cgroup-try", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:  # the user's own uid, in a user namespace it cannot leave
-        spaces = ["--unshare-all", "--uid", "65534", "--gid", "65534", "--disable-userns"]
+        spaces = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
+                  "--disable-userns"]
     args = [BWRAP, "--die-with-parent", "--new-session", "--clearenv", *spaces,
             *_runtime_binds(), "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(FILE_SIZE), "--tmpfs", "/tmp",
