@@ -97,7 +97,7 @@ def trusted() -> bool:
 # --------------------------------------------------------------------------- the command
 
 
-def _bootstrap(uid: int | None, cpu_seconds: int) -> str:
+def _bootstrap(uid: int | None, cpu_seconds: int, jailed: bool = True) -> str:
     """Code run by the jail's interpreter before the program: limits, uid, sys.path, then run.
 
     Limits are set here, inside the jail, rather than on bwrap: ``RLIMIT_NPROC`` set
@@ -105,7 +105,7 @@ def _bootstrap(uid: int | None, cpu_seconds: int) -> str:
     uid switch (root only) happens after bwrap mounted everything and before any of
     the note's code runs; setuid from root clears every capability.
     """
-    paths = [inside for _, inside in _site_packages()]
+    paths = [inside if jailed else host for host, inside in _site_packages()]
     limits = [("RLIMIT_AS", MEMORY), ("RLIMIT_CPU", cpu_seconds), ("RLIMIT_FSIZE", FILE_SIZE),
               ("RLIMIT_NOFILE", OPEN_FILES), ("RLIMIT_NPROC", PROCESSES), ("RLIMIT_CORE", 0)]
     lines = ["import os, resource, runpy, sys"]
@@ -297,7 +297,8 @@ def _run_unconfined(contents: dict[str, bytes], timeout: float) -> ProgramResult
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         env = {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": tmp, "OPENBLAS_NUM_THREADS": "1"}
-        argv = [_interpreter(), "-I", "-S", "-X", "utf8", "-c", _bootstrap(None, int(timeout) + 5)]
+        boot = _bootstrap(None, int(timeout) + 5, jailed=False)
+        argv = [_interpreter(), "-I", "-S", "-X", "utf8", "-c", boot]
         return _supervise(argv, tmp, env, (), timeout, jailed=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
