@@ -1,6 +1,6 @@
 """Tests of tinygpt.bigram against the NumPy program printed in lesson 1 §7.
 
-The note's program is run in the sandbox with two additions, so that it reports
+The note's program is run in the jail with two additions, so that it reports
 full-precision numbers instead of its 4-decimal prints:
 
 * a prelude shadows the builtin ``round`` with ``repr`` — the program's
@@ -29,7 +29,7 @@ from tinygpt.bigram import (
     numpy_init,
     train_bigram,
 )
-from verifiers.sandbox import extract_program, printed_losses, run_program
+from verifiers.programs import extract_program, printed_losses, run_program
 
 NOTE = Path(__file__).resolve().parents[1] / "notes" / "lesson1-text-to-distribution.txt"
 PRELUDE = "def round(x, n=None):\n    return repr(x)\n\n"

@@ -229,21 +229,22 @@ L1 = "lesson1-text-to-distribution.txt"
 BIGRAM = REPO / "claims" / "lesson1-text-to-distribution" / "17-bigram.yaml"
 
 
-def test_note_program_runs_only_in_the_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_note_program_runs_only_in_the_jail(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """lesson1 §7's printed program, through the claim that runs it (``l1-7-program``).
 
     A line added to the program (in the note and in the claim's quote) records what the
-    program sees. It must run in a child interpreter (another pid), in a temporary folder
-    that is gone afterwards, without the parent's secrets, and under a time limit.
-    tests/test_sandbox.py shows that run_program kills a program at that limit.
+    program sees. It must run in the jail: another pid, a cwd that is not on the host,
+    without the parent's secrets, unable to write the witness file into the test's
+    folder (so it prints it), and under a time limit. tests/test_jail.py tries the
+    escapes one by one.
     """
-    import verifiers.sandbox as sandbox
+    import verifiers.programs as programs
+    import verifiers.programs.jail as jail
 
-    witness = tmp_path / "witness.json"
-    probe = ("import json as _j, os as _o; _j.dump({'secret': _o.environ.get('NOTECHECK_TEST_"
-             "SECRET'), 'cwd': _o.getcwd(), 'pid': _o.getpid()}, open(" + repr(str(witness))
-             + ", 'w'))")
+    probe = ("import json as _j, os as _o, sys as _s; _s.stderr.write('WITNESS' + _j.dumps({"
+             "'secret': _o.environ.get('NOTECHECK_TEST_SECRET'), 'cwd': _o.getcwd(), "
+             "'pid': _o.getpid(), 'sees_host': _o.path.exists(" + repr(str(tmp_path)) + ")}))")
     root = tmp_path / "project"
     (root / "notes").mkdir(parents=True)
     (root / "claims").mkdir()
@@ -259,28 +260,34 @@ def test_note_program_runs_only_in_the_sandbox(tmp_path: Path, capsys: pytest.Ca
     (root / "claims" / BIGRAM.name).write_text(edited, encoding="utf-8")
 
     timeouts: list[float] = []
-    real = sandbox.run_program
+    errs: list[str] = []
+    real = jail.run_program
 
     def spy(source: str, timeout: float = 60, extra_files: Any = None) -> Any:
         timeouts.append(timeout)
-        return real(source, timeout=timeout, extra_files=extra_files)
+        result = real(source, timeout=timeout, extra_files=extra_files)
+        errs.append(result.stderr)
+        return result
 
-    monkeypatch.setattr(sandbox, "run_program", spy)
+    monkeypatch.setattr(jail, "run_program", spy)
+    monkeypatch.setattr(programs, "run_program", spy)
     monkeypatch.setenv("NOTECHECK_TEST_SECRET", "hunter2")
     monkeypatch.chdir(root)
     code = main(["check", "--notes", "notes", "--claims", "claims", "-k",
-                 "l1-7-program and not tinygpt", "--json", "report.json"])
+                 "l1-7-program and not tinygpt", "--json", "report.json", "--no-cache"])
     out = capsys.readouterr().out
     report = json.loads((root / "report.json").read_text(encoding="utf-8"))
     assert [c["id"] for c in report["claims"]] == ["l1-7-program"], out
     assert report["claims"][0]["status"] != "error", out
     assert code in (0, 1)
-    seen = json.loads(witness.read_text(encoding="utf-8"))
-    assert seen["secret"] is None and "hunter2" not in witness.read_text(encoding="utf-8")
+    assert errs and all("hunter2" not in e for e in errs)
+    seen = json.loads(errs[0].split("WITNESS", 1)[1])
+    assert seen["secret"] is None
     assert seen["pid"] != os.getpid()  # a child interpreter, never this process
+    assert not seen["sees_host"]  # the test's folder does not exist in the jail
     cwd = Path(seen["cwd"])
     assert cwd not in (root, REPO) and root not in cwd.parents and REPO not in cwd.parents
-    assert not cwd.exists()  # the temporary folder is removed
+    assert not cwd.exists()  # the jail's cwd is a tmpfs of its own, not a host folder
     assert timeouts and all(0 < t <= 60 for t in timeouts)
     assert {p.name for p in root.iterdir()} <= {"claims", "notes", "report.json",
                                                 ".notecheck-cache"}  # nothing else written
@@ -291,14 +298,14 @@ FORBIDDEN_CALLS = {"eval", "exec", "__import__", "system", "popen", "execv", "ex
                    "spawnl", "spawnv", "sympify", "parse_expr", "parse_latex_lark",
                    "unsafe_load", "full_load"}
 FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill"}
-SUBPROCESS_ALLOWED = {"verifiers/sandbox.py", "verifiers/changes.py"}  # the sandbox; git diff
+SUBPROCESS_ALLOWED = {"verifiers/programs/jail.py", "verifiers/changes.py"}  # the jail; git diff
 
 
 def test_no_module_runs_text_as_code() -> None:
-    """A static fence over verifiers/ and tinygpt/: the only code run is the sandbox's child.
+    """A static fence over verifiers/ and tinygpt/: the only code run is the jail's child.
 
-    ``compile`` appears once, in the sandbox, to find where a printed program ends (it
-    compiles, never executes); ``subprocess`` only in the sandbox and for ``git diff``;
+    ``compile`` appears once, in the extraction, to find where a printed program ends (it
+    compiles, never executes); ``subprocess`` only in the jail and for ``git diff``;
     no ``shell=True``; no pickle; YAML only through ``verifiers.yamlload``.
     """
     import ast
@@ -314,7 +321,8 @@ def test_no_module_runs_text_as_code() -> None:
                     f, ast.Attribute) else ""
                 if name in FORBIDDEN_CALLS:
                     found.append(f"{rel}:{node.lineno}: {name}()")
-                if name == "compile" and isinstance(f, ast.Name) and rel != "verifiers/sandbox.py":
+                if (name == "compile" and isinstance(f, ast.Name)
+                        and rel != "verifiers/programs/extract.py"):
                     found.append(f"{rel}:{node.lineno}: compile()")
                 if name in ("load", "load_all") and isinstance(f, ast.Attribute) and isinstance(
                         f.value, ast.Name) and f.value.id == "yaml":

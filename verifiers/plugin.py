@@ -11,6 +11,7 @@ root cause), not like a traceback.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--notecheck-changed-since", metavar="REV", default=None,
                     help="run only the claims the changes since REV touch (git diff), "
                          "as notecheck check --changed-since")
+    group.addoption("--notecheck-trust-note-programs", action="store_true", default=False,
+                    help="run programs printed in notes even where no jail (bubblewrap) "
+                         "exists: only for notes you trust")
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
@@ -110,6 +114,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("notecheck_trust_note_programs", False):  # read by programs.jail
+        os.environ["NOTECHECK_TRUST_NOTE_PROGRAMS"] = "1"
     config.stash[_KEY] = _settings(config)
     if config.getoption("notecheck_report", None) and config.stash[_KEY] is None:
         raise pytest.UsageError("--notecheck-report needs a [tool.notecheck] table in "

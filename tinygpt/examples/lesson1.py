@@ -1,8 +1,8 @@
 """Worked examples of lesson 1 (notes/lesson1-text-to-distribution.txt), §1 and §7.
 
 * ``l1_bpe`` — §1's BPE example run as an algorithm (:func:`tinygpt.bpe.train_bpe`).
-* ``l1_bigram_program`` — §7's printed NumPy program, run as printed in the sandbox
-  (:func:`verifiers.sandbox.run_program`), and the same training reproduced with
+* ``l1_bigram_program`` — §7's printed NumPy program, run as printed in the jail
+  (:func:`verifiers.programs.run_program`), and the same training reproduced with
   :func:`tinygpt.bigram.fit_bigram` (torch autograd).
 * ``l1_bigram_panel`` — the prose claims of §7's "试试这几件事" about that model
   (counting bound, the frequencies after 「吃」, d = 1, large learning rates).
@@ -166,7 +166,7 @@ def bpe(cnt: torch.Tensor, text: str) -> dict[str, torch.Tensor]:
 
 
 def _program(text: str) -> str:
-    from verifiers.sandbox import extract_program
+    from verifiers.programs import extract_program
 
     return extract_program(text, "import numpy as np")
 
@@ -183,21 +183,24 @@ _PROBE = ("\nimport json as _json\nprint('\\x00notecheck' + _json.dumps({'V': V,
 
 
 def _run_printed(program: str, what: str) -> tuple[list[int], list[float], dict]:
-    """Run a program in the sandbox; its ``step loss`` lines and what the probe line reads.
+    """Run a program in the jail; its ``step loss`` lines and what the probe line reads.
 
     The probe, appended after the program, prints the program's own ``V, d, B``, its
-    corpus ``text`` and its final ``E``, ``W_U`` as JSON.
+    corpus ``text`` and its final ``E``, ``W_U`` as JSON. The program's output is
+    untrusted: messages quote only a short, escaped tail of it.
     """
     import json
 
-    from verifiers.sandbox import run_program
+    from verifiers.programs import quote_output, run_program
 
     result = run_program(program + _PROBE, timeout=60)
     if result.timed_out:
         raise ValueError(f"{what} did not finish within 60 s")
     if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["?"])[-1]
-        raise ValueError(f"{what} failed (exit {result.returncode}): {last}")
+        raise ValueError(f"{what} failed (exit {result.returncode}): "
+                         f"{quote_output(result.stderr)}")
+    if result.truncated:
+        raise ValueError(f"{what} printed more than the gate keeps (1 MiB, 64 kB a line)")
     steps: list[int] = []
     losses: list[float] = []
     probe: dict = {}
@@ -207,9 +210,14 @@ def _run_printed(program: str, what: str) -> tuple[list[int], list[float], dict]
             continue
         parts = line.split()
         if len(parts) != 2:
-            raise ValueError(f"{what} printed an unexpected line: {line!r}")
-        steps.append(int(parts[0]))
-        losses.append(float(parts[1]))
+            raise ValueError(f"{what} printed an unexpected line: {quote_output(line, 1, 200)}")
+        try:
+            step, loss = int(parts[0]), float(parts[1])
+        except ValueError:  # int()'s message would quote the untrusted text whole
+            raise ValueError(f"{what} printed an unexpected line: "
+                             f"{quote_output(line, 1, 200)}") from None
+        steps.append(step)
+        losses.append(loss)
     return steps, losses, probe
 
 
@@ -267,11 +275,11 @@ def _add_at_gaps(ids: list[int], init: dict[str, np.ndarray]) -> tuple[float, fl
 
 @example("l1_bigram_program")
 def bigram_program(text: str) -> dict[str, torch.Tensor]:
-    """lesson1 §7: the printed NumPy program, run as printed in the sandbox.
+    """lesson1 §7: the printed NumPy program, run as printed in the jail.
 
     The program is extracted from the quoted text (from ``import numpy as np`` to
     the last line that still compiles) and run in a child interpreter
-    (:func:`verifiers.sandbox.run_program`). Outputs: ``printed_steps`` and
+    (:func:`verifiers.programs.run_program`). Outputs: ``printed_steps`` and
     ``printed_losses`` (what it prints), ``V, d, B`` (its own variables, printed by a
     probe line appended after the program), ``lines`` (non-blank program lines),
     ``wrong_losses`` (the same program with the alternative the quoted sentence warns
