@@ -49,8 +49,8 @@ CHILD_TIMEOUT = 180  # seconds per child process: a bound on a hang, not a speed
 WATCHDOG = 600  # seconds per in-process case before the session is aborted with a dump
 
 EXPECT_KEYS = {"what", "exit", "status", "where", "message", "args", "make", "subprocess",
-               "absent", "timeout"}
-MAKE_KEYS = {"path", "parts", "newline", "directory"}
+               "absent", "timeout", "unseen"}
+MAKE_KEYS = {"path", "parts", "newline", "directory", "symlink", "fifo"}
 PART_KEYS = {"text", "hex", "repeat", "times", "count", "start", "stop", "file", "replace"}
 STATUSES = {"error", "stale", "unparsed", "discrepancy", "known", "fixed", "verified"}
 
@@ -110,6 +110,15 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
     if spec.get("directory"):
         target.mkdir(parents=True, exist_ok=True)
         return
+    if "symlink" in spec or spec.get("fifo"):  # in place of a base file of that name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        if spec.get("fifo"):
+            os.mkfifo(target)
+        else:
+            target.symlink_to(spec["symlink"])
+        return
     newline = spec.get("newline", "\n")
     chunks = []
     for part in spec.get("parts", []):
@@ -148,6 +157,11 @@ def check_outcome(case: Case, root: Path, code: int, out: str, err: str) -> None
     assert code == expect["exit"], f"{case.id}: exit {code}\n{out[-2000:]}\n{err[-2000:]}"
     for name in expect.get("absent", []):
         assert not (root / name).exists(), f"{case.id}: the input created {name}"
+    report_path = root / REPORT
+    shown = out + err + (report_path.read_text(encoding="utf-8", errors="replace")
+                         if report_path.is_file() and not report_path.is_symlink() else "")
+    for text in expect.get("unseen", []):
+        assert text not in shown, f"{case.id}: {text!r} (content of a refused file) was shown"
     if code == 2:
         lines = err.strip().splitlines()
         assert len(lines) == 1, f"{case.id}: exit 2 prints one line on stderr, got {lines}"
@@ -181,7 +195,7 @@ def test_corpus_is_well_formed() -> None:
                 assert set(part) <= PART_KEYS, (case.id, part)
     categories = {c.category for c in CASES}
     assert {"yaml-malformed", "duplicates", "unknown-keys", "wrong-types", "empty", "yaml-bombs",
-            "unsafe-tags", "expressions", "notes", "latex", "invocation"} <= categories
+            "unsafe-tags", "expressions", "notes", "latex", "invocation", "files"} <= categories
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
