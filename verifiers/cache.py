@@ -289,7 +289,8 @@ class VerdictCache:
         if depends_on_time(verdict):
             return  # a timeout under load must not outlive the load
         try:
-            write_output(self._path(verdict.id), json.dumps(asdict(verdict), ensure_ascii=False))
+            write_output(self._path(verdict.id), json.dumps(asdict(verdict), ensure_ascii=False),
+                         streams=False)  # never into a FIFO or device put in its place
         except OSError:
             pass  # a cache that cannot be written is only slower
 

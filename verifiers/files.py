@@ -238,12 +238,16 @@ def _replace_atomically(path: Path, data: bytes, mode: int | None,
 
 
 def write_output(path: str | Path, text: str | bytes, *, unchanged: Snapshot | None = None,
-                 cap: int = INPUT_CAP) -> None:
+                 cap: int = INPUT_CAP, streams: bool = True) -> None:
     """Write ``text`` (str as UTF-8 with LF, or bytes as they are) to ``path`` by the rules above.
 
     With ``unchanged`` (for a file being rewritten in place), the file is compared with
-    that snapshot just before it is replaced, and left alone if it changed.
+    that snapshot just before it is replaced, and left alone if it changed. With
+    ``streams=False`` (the verdict cache) only regular files are written: ``-``, a FIFO
+    or a device is refused like a link.
     """
+    if not streams and str(path) == "-":
+        raise OutputError(path, "not a file")
     data = text.encode("utf-8") if isinstance(text, str) else text
     if str(path) == "-":
         sys.stdout.flush()
@@ -266,7 +270,7 @@ def write_output(path: str | Path, text: str | bytes, *, unchanged: Snapshot | N
                               errno.ELOOP)
         elif stat.S_ISDIR(info.st_mode):
             raise OutputError(path, os.strerror(errno.EISDIR), errno.EISDIR)
-        elif stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode):
+        elif streams and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
             _stream(path, data)
         elif stat.S_ISREG(info.st_mode):
             _replace_atomically(path, data, stat.S_IMODE(info.st_mode), unchanged, cap)
