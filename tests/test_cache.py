@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import faulthandler
+import json
+import os
 import shutil
+import stat
+import sys
 from pathlib import Path
 
-from tests.test_engine import CHAIN, NOTE, project
+import pytest
+
+from tests.test_engine import CHAIN, NOTE, PIN, project
 from verifiers.cache import VerdictCache
 from verifiers.report_json import dumps
 from verifiers.run import run
@@ -83,3 +91,184 @@ def test_the_same_claims_in_another_file_are_not_confused(tmp_path):
     (second / "claims" / "n" / "c.yaml").rename(second / "claims" / "n" / "other.yaml")
     result = run(second / "notes", second / "claims", cache=cache)
     assert all(v.file.endswith("claims/n/other.yaml") for v in result.verdicts)
+
+
+# --------------------------------------------------------------------------- untrusted entries
+# The cache folder is only a folder of files: an entry edited by hand, by another tool or by
+# an attacker with write access to it must never make a failing claim pass, crash or hang.
+
+WRONG = NOTE.replace("y = 2x = 2.40", "y = 2x = 2.50")  # c-double's own step is wrong
+
+
+def _failing_project(tmp_path: Path) -> tuple[Path, Path, str]:
+    root = project(tmp_path, CHAIN.replace('section: "1.3"\n', ""), WRONG)
+    cache = tmp_path / "cache"
+    truth = dumps(run(root / "notes", root / "claims"))
+    assert '"status": "discrepancy"' in truth
+    run(root / "notes", root / "claims", cache=cache)
+    return root, cache, truth
+
+
+def _entry(root: Path, cache: Path, claim_id: str) -> Path:
+    result = run(root / "notes", root / "claims")
+    store = VerdictCache(cache, result.notes, {c.id: c for c in result.claims})
+    path = store._path(claim_id)
+    assert path.is_file()
+    return path
+
+
+def _edited(tmp_path: Path, edit) -> None:
+    """Edit c-double's entry with ``edit(data) -> text``: the cached run is still the truth."""
+    root, cache, truth = _failing_project(tmp_path)
+    path = _entry(root, cache, "c-double")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    text = edit(data)
+    if text is not None:
+        path.unlink()
+        path.write_text(text, encoding="utf-8")
+    assert dumps(run(root / "notes", root / "claims", cache=cache)) == truth
+
+
+def test_an_entry_edited_to_known_is_a_miss(tmp_path):
+    def to_known(data):
+        data["status"] = "known"
+        for x in data["values"]:
+            x["status"] = "known"
+        return json.dumps(data)
+    _edited(tmp_path, to_known)
+
+
+def test_an_entry_edited_to_verified_without_values_is_a_miss(tmp_path):
+    def emptied(data):
+        data.update(status="verified", message="", root_cause=None, values=[])
+        return json.dumps(data)
+    _edited(tmp_path, emptied)
+
+
+def test_an_entry_edited_to_verified_values_is_a_miss(tmp_path):
+    def verified(data):  # consistent in itself, but a hole of the claim is missing
+        data.update(status="verified", values=[x for x in data["values"] if x["name"] != "y"])
+        return json.dumps(data)
+    _edited(tmp_path, verified)
+
+
+def test_an_entry_with_another_claims_values_is_a_miss(tmp_path):
+    def renamed(data):
+        for x in data["values"]:
+            x["name"], x["status"] = "other", "verified"
+        data["status"] = "verified"
+        return json.dumps(data)
+    _edited(tmp_path, renamed)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: json.dumps({**d, "line": 10**400}),  # OverflowError in int()
+    lambda d: json.dumps({**d, "line": 1e400}),
+    lambda d: json.dumps({**d, "where": [1e308 * 10, 1]}),
+    lambda d: json.dumps({**d, "where": [-1, 2**70]}),
+    lambda d: json.dumps({k: v for k, v in d.items() if k != "status"}),  # KeyError
+    lambda d: json.dumps({**d, "extra": 1}),
+    lambda d: json.dumps({**d, "values": [{"name": "y"}]}),
+    lambda d: json.dumps({**d, "values": "abc"}),
+    lambda d: json.dumps({**d, "status": "passed"}),
+    lambda d: json.dumps({**d, "kind": 3}),
+    lambda d: json.dumps({**d, "span": [[1, 1]]}),
+    lambda d: json.dumps({**d, "message": "x" * 300_000}),
+    lambda d: json.dumps({k: v for k, v in d.items() if k != "depends_on_time"}),  # old format
+    lambda d: json.dumps({**d, "depends_on_time": True}),
+    lambda d: json.dumps({**d, "id": "c-in"}),
+    lambda d: json.dumps([d]),
+    lambda d: '{"id": NaN}',
+    lambda d: "[" * 100_000 + "]" * 100_000,  # RecursionError in json.loads
+    lambda d: '{"values": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    lambda d: "\udcff",
+], ids=["huge-int", "huge-float", "inf-position", "out-of-range", "missing-key", "extra-key",
+        "bad-value", "values-not-list", "unknown-status", "kind-number", "short-span",
+        "huge-message", "no-depends-on-time", "depends-on-time", "other-id", "a-list", "nan",
+        "deep-nesting", "deep-values", "not-utf8"])
+def test_a_malformed_entry_is_a_miss_not_a_crash(tmp_path, edit):
+    def write(data):
+        text = edit(data)
+        return text if text != "\udcff" else None
+    _edited(tmp_path, write)
+
+
+def test_an_entry_over_the_size_cap_is_a_miss(tmp_path):
+    _edited(tmp_path, lambda d: json.dumps({**d, "says": "x" * (2 << 20)}))
+
+
+def test_an_entry_that_is_a_fifo_or_a_link_to_dev_zero_is_a_miss(tmp_path):
+    """Neither hangs the run: a watchdog aborts the session if one does."""
+    root, cache, truth = _failing_project(tmp_path)
+    entry = _entry(root, cache, "c-double")
+    entry.unlink()
+    os.mkfifo(entry)
+    other = _entry(root, cache, "c-in")
+    other.unlink()
+    other.symlink_to("/dev/zero")
+    faulthandler.dump_traceback_later(120, exit=True, file=sys.__stderr__)
+    try:
+        assert dumps(run(root / "notes", root / "claims", cache=cache)) == truth
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    assert stat.S_ISFIFO(os.lstat(entry).st_mode)  # a miss is not rewritten over a FIFO ...
+    assert other.is_symlink()  # ... nor over a link
+
+
+def test_a_known_entry_counts_only_where_the_claim_pins_it(tmp_path):
+    """The real pin verifies from the cache; the same entry for an unpinned claim does not."""
+    pinned = CHAIN.replace('section: "1.3"\n', "").replace(
+        "    check: {y: 2 * xv}\n", "    check: {y: 2 * xv}\n" + PIN + "\n")
+    root = project(tmp_path, pinned, WRONG)
+    cache = tmp_path / "cache"
+    truth = run(root / "notes", root / "claims")
+    assert {v.id: v.status for v in truth.verdicts}["c-double"] == "known"
+    run(root / "notes", root / "claims", cache=cache)
+    store = VerdictCache(cache, truth.notes, {c.id: c for c in truth.claims})
+    assert store.get("c-double") is not None and store.get("c-double").status == "known"
+    known_entry = store._path("c-double").read_text(encoding="utf-8")
+    # the same verdict, moved to the key of the unpinned claim of the same name
+    root2 = project(tmp_path / "unpinned", CHAIN.replace('section: "1.3"\n', ""), WRONG)
+    cache2 = tmp_path / "cache2"
+    after = run(root2 / "notes", root2 / "claims")
+    store2 = VerdictCache(cache2, after.notes, {c.id: c for c in after.claims})
+    forged = json.loads(known_entry)
+    forged["file"] = after.verdicts[1].file
+    store2._path("c-double").parent.mkdir(parents=True)
+    store2._path("c-double").write_text(json.dumps(forged), encoding="utf-8")
+    assert store2.get("c-double") is None
+    assert dumps(run(root2 / "notes", root2 / "claims", cache=cache2)) == dumps(after)
+
+
+# --------------------------------------------------------------------------- verdicts of the clock
+
+
+def _first_verdict(tmp_path: Path) -> tuple[VerdictCache, object]:
+    root = project(tmp_path, CHAIN.replace('section: "1.3"\n', ""))
+    result = run(root / "notes", root / "claims")
+    store = VerdictCache(tmp_path / "cache", result.notes, {c.id: c for c in result.claims})
+    return store, result.verdicts[0]
+
+
+def test_a_verdict_that_depends_on_time_is_not_cached(tmp_path):
+    store, verdict = _first_verdict(tmp_path)
+    store.put(dataclasses.replace(verdict, depends_on_time=True))
+    assert not any((tmp_path / "cache").rglob("*.json"))
+    assert store.get(verdict.id) is None
+
+
+@pytest.mark.parametrize("message", [
+    "F.step1: symbolic attempt cut off after 3 s", "x: the run timed out",
+    "lesson1 program did not finish within 60 s", "SymPy took longer than 3 s"])
+def test_a_timeout_message_is_not_cached(tmp_path, message):
+    store, verdict = _first_verdict(tmp_path)
+    store.put(dataclasses.replace(verdict, status="error", message=message))
+    value = dataclasses.replace(verdict.values[0], message=message)
+    store.put(dataclasses.replace(verdict, values=[value]))
+    assert not any((tmp_path / "cache").rglob("*.json"))
+
+
+def test_the_cache_round_trips_a_verdict_exactly(tmp_path):
+    store, verdict = _first_verdict(tmp_path)
+    store.put(verdict)
+    assert store.get(verdict.id) == verdict and verdict.depends_on_time is False

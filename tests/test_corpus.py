@@ -49,8 +49,8 @@ CHILD_TIMEOUT = 180  # seconds per child process: a bound on a hang, not a speed
 WATCHDOG = 600  # seconds per in-process case before the session is aborted with a dump
 
 EXPECT_KEYS = {"what", "exit", "status", "where", "message", "args", "make", "subprocess",
-               "absent", "timeout"}
-MAKE_KEYS = {"path", "parts", "newline", "directory"}
+               "absent", "timeout", "unseen"}
+MAKE_KEYS = {"path", "parts", "newline", "directory", "symlink", "fifo"}
 PART_KEYS = {"text", "hex", "repeat", "times", "count", "start", "stop", "file", "replace"}
 STATUSES = {"error", "stale", "unparsed", "discrepancy", "known", "fixed", "verified"}
 
@@ -110,6 +110,15 @@ def _make(root: Path, spec: dict[str, Any]) -> None:
     if spec.get("directory"):
         target.mkdir(parents=True, exist_ok=True)
         return
+    if "symlink" in spec or spec.get("fifo"):  # in place of a base file of that name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        if spec.get("fifo"):
+            os.mkfifo(target)
+        else:
+            target.symlink_to(spec["symlink"])
+        return
     newline = spec.get("newline", "\n")
     chunks = []
     for part in spec.get("parts", []):
@@ -148,6 +157,11 @@ def check_outcome(case: Case, root: Path, code: int, out: str, err: str) -> None
     assert code == expect["exit"], f"{case.id}: exit {code}\n{out[-2000:]}\n{err[-2000:]}"
     for name in expect.get("absent", []):
         assert not (root / name).exists(), f"{case.id}: the input created {name}"
+    report_path = root / REPORT
+    shown = out + err + (report_path.read_text(encoding="utf-8", errors="replace")
+                         if report_path.is_file() and not report_path.is_symlink() else "")
+    for text in expect.get("unseen", []):
+        assert text not in shown, f"{case.id}: {text!r} (content of a refused file) was shown"
     if code == 2:
         lines = err.strip().splitlines()
         assert len(lines) == 1, f"{case.id}: exit 2 prints one line on stderr, got {lines}"
@@ -181,7 +195,7 @@ def test_corpus_is_well_formed() -> None:
                 assert set(part) <= PART_KEYS, (case.id, part)
     categories = {c.category for c in CASES}
     assert {"yaml-malformed", "duplicates", "unknown-keys", "wrong-types", "empty", "yaml-bombs",
-            "unsafe-tags", "expressions", "notes", "latex", "invocation"} <= categories
+            "unsafe-tags", "expressions", "notes", "latex", "invocation", "files"} <= categories
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -354,8 +368,8 @@ def test_interrupted_json_write_leaves_the_previous_report(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]
                                                            ) -> None:
-    """write_atomic: a write that fails half-way (disk full) or is interrupted (Ctrl-C)."""
-    import verifiers.report_json as report_json
+    """write_output: a write that fails half-way (disk full) or is interrupted (Ctrl-C)."""
+    import verifiers.files as files
 
     target = tmp_path / "reports" / "notecheck.json"
     target.parent.mkdir()
@@ -368,7 +382,7 @@ def test_interrupted_json_write_leaves_the_previous_report(tmp_path: Path,
             fh = real_fdopen(fd, *args, **kwargs)
             real_write = fh.write
 
-            def write(text: str) -> int:
+            def write(text: bytes) -> int:
                 real_write(text[: len(text) // 2])
                 fh.flush()
                 raise exc
@@ -378,19 +392,21 @@ def test_interrupted_json_write_leaves_the_previous_report(tmp_path: Path,
         return fdopen
 
     for exc in (_Interrupted(28, "No space left on device"), KeyboardInterrupt()):
-        monkeypatch.setattr(report_json.os, "fdopen", half_then(exc))
-        with pytest.raises(type(exc)):
-            report_json.write_atomic(target, '{"version": 1, "summary": {"error": 1}}\n' * 1000)
+        monkeypatch.setattr(files.os, "fdopen", half_then(exc))
+        # an OSError comes back as one line naming the file; Ctrl-C as itself
+        with pytest.raises(files.OutputError if isinstance(exc, OSError) else type(exc)):
+            files.write_output(target, '{"version": 1, "summary": {"error": 1}}\n' * 1000)
         assert target.read_text(encoding="utf-8") == previous
         assert [p.name for p in target.parent.iterdir()] == ["notecheck.json"]  # no temp left
 
     # Through the command: one line on stderr, exit 2, the old report untouched.
     root = build(Case("base", "base", BASE, {"what": "base", "exit": 0}), tmp_path / "project")
     monkeypatch.chdir(root)
-    monkeypatch.setattr(report_json.os, "fdopen",
+    monkeypatch.setattr(files.os, "fdopen",
                         half_then(_Interrupted(28, "No space left on device")))
     assert main(["check", "--notes", "notes", "--claims", "claims", "--json", str(target)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left on device" in err and "Traceback" not in err
+    assert f"{target}: cannot write: No space left on device" in err
     assert target.read_text(encoding="utf-8") == previous
     assert [p.name for p in target.parent.iterdir()] == ["notecheck.json"]

@@ -50,6 +50,24 @@ def test_claims_are_items_with_domain_failures(pytester: pytest.Pytester) -> Non
     assert "Traceback" not in text and "verifiers/engine.py" not in text
 
 
+def test_claim_files_that_are_links_or_fifos_fail_as_items(pytester: pytest.Pytester) -> None:
+    """pytest collects neither a FIFO nor (here) a link: their errors still show, once."""
+    import os
+
+    make(pytester, TABLE)
+    os.mkfifo(pytester.path / "claims" / "f.yaml")
+    (pytester.path / "claims" / "l.yaml").symlink_to("/etc/passwd")
+    (pytester.path / "claims" / "in.yaml").symlink_to("c.yaml")
+    # A child process: pytester's in-process runs re-import yaml after the first one, and
+    # libyaml's events are then no longer instances of the new yaml's classes.
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=1, failed=4, xfailed=1)
+    text = result.stdout.str()
+    assert "claims/f.yaml:1:1: error: cannot read: is a FIFO" in text
+    assert "claims/l.yaml:1:1: error: cannot read: is a symbolic link" in text
+    assert "root:" not in text
+
+
 def test_plugin_is_silent_without_its_table(pytester: pytest.Pytester) -> None:
     make(pytester, "[tool.other]\nx = 1\n")
     result = pytester.runpytest("-p", "no:cacheprovider")

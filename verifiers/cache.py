@@ -11,9 +11,19 @@ A claim's key hashes everything its verdict can depend on:
 * the keys of the claims it ``uses`` (so an upstream edit propagates);
 * the Hypothesis profile (property claims search according to it).
 
-An entry is the verdict as JSON, written atomically; a missing, unreadable or
-foreign entry is a miss, never an error. The cache cannot change a verdict:
-the tests compare cached and uncached runs byte for byte.
+An entry is the verdict as JSON, written atomically. The cache folder is outside
+the checkout but still only a folder of files, so an entry is never trusted: it is
+read as a regular file of at most 1 MB (:func:`verifiers.files.read_regular`: no
+link, FIFO or device), checked for nesting before it is parsed, and accepted only
+when its shape is exactly a verdict's (known statuses and kinds, positions as
+bounded ints, bounded strings and lists, no other keys) and it is consistent with
+the claim it is for (its id, file and note; the claim's status is the worst of its
+values'; ``known``/``fixed`` only where the claim, or the root it inherits from,
+pins a value; every hole of a passing claim has a value; only the claim's own value
+names). Anything else is a miss, never an error. Verdicts that a clock decided
+(``depends_on_time``, or a message that says a step was cut off or timed out) are
+never stored. The cache cannot change a verdict: the tests compare cached and
+uncached runs byte for byte.
 """
 
 from __future__ import annotations
@@ -21,18 +31,29 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict
+import re
+from dataclasses import asdict, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from verifiers.files import CACHE_CAP, read_regular, write_output
 from verifiers.notes import Note
-from verifiers.schema import Claim
-from verifiers.verdicts import ValueVerdict, Verdict
+from verifiers.schema import KINDS, Claim
+from verifiers.verdicts import (
+    FIXED,
+    GIVEN,
+    KNOWN,
+    PASSING,
+    STATUSES,
+    ValueVerdict,
+    Verdict,
+    worst,
+)
 
 __all__ = ["VerdictCache", "engine_version"]
 
-FORMAT = 1
+FORMAT = 2  # 2: depends_on_time, validated entries
 PACKAGES = ("verifiers", "tinygpt")
 
 
@@ -48,16 +69,119 @@ def engine_version() -> str:
     return digest.hexdigest()
 
 
-def _position(p: Any) -> tuple[int, int] | None:
-    return None if p is None else (int(p[0]), int(p[1]))
+# --- reading an entry: anything unexpected is a miss ---------------------------------
+
+MAX_DEPTH = 8  # a verdict nests 4 levels deep (span -> position)
+MAX_TEXT = 200_000  # characters in one string (messages quote formulas and matrices)
+MAX_VALUES = 100_000
+MAX_POSITION = 10**9
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_TIME_WORDS = re.compile(r"cut off|timed? ?out|did not finish within|took longer|deadline|"
+                         r"time limit", re.I)
 
 
-def _rebuild(data: dict[str, Any], values: list[ValueVerdict], span: Any) -> Verdict:
-    fields = dict(data)
-    for key in ("where", "claim_place"):
-        fields[key] = _position(fields.get(key))
-    fields["span"] = None if span is None else (_position(span[0]), _position(span[1]))
-    return Verdict(**fields, values=values)
+class BadEntry(ValueError):
+    """An entry that is not exactly a verdict for this claim."""
+
+
+def _too_deep(text: str) -> bool:
+    """Whether the JSON text nests deeper than MAX_DEPTH (checked before json.loads recurses)."""
+    depth = 0
+    for bracket in re.findall(r"[\[\]{}]", _STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 12:
+        raise BadEntry("integer too long")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise BadEntry(f"{name} is not JSON")
+
+
+def _parse(raw: bytes) -> Any:
+    text = raw.decode("utf-8")
+    if _too_deep(text):
+        raise BadEntry("nested too deeply")
+    return json.loads(text, parse_int=_int, parse_constant=_no_constant)
+
+
+def _str(x: Any, optional: bool = False, limit: int = MAX_TEXT) -> str | None:
+    if x is None and optional:
+        return None
+    if not isinstance(x, str) or len(x) > limit:
+        raise BadEntry("not a bounded string")
+    return x
+
+
+def _position(p: Any, optional: bool = False) -> tuple[int, int] | None:
+    if p is None and optional:
+        return None
+    if not (isinstance(p, list) and len(p) == 2 and all(
+            type(n) is int and 0 <= n <= MAX_POSITION for n in p)):
+        raise BadEntry("not a position")
+    return (p[0], p[1])
+
+
+def _record(x: Any, cls: type) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    if not isinstance(x, dict) or set(x) != names:
+        raise BadEntry(f"not a {cls.__name__}")
+    return x
+
+
+def _value(x: Any) -> ValueVerdict:
+    d = _record(x, ValueVerdict)
+    if d["status"] not in (*STATUSES, GIVEN) or d["local"] not in (None, "ok", "wrong"):
+        raise BadEntry("unknown value status")
+    return ValueVerdict(
+        name=_str(d["name"], limit=1000), printed=_str(d["printed"]),
+        expected=_str(d["expected"]), status=d["status"], start=_position(d["start"]),
+        end=_position(d["end"]), message=_str(d["message"]),
+        suggestion=_str(d["suggestion"], True), local=d["local"],
+        root_cause=_str(d["root_cause"], True, 1000), restated=_str(d["restated"], True))
+
+
+def _verdict(x: Any) -> Verdict:
+    d = _record(x, Verdict)
+    if d["status"] not in STATUSES or d["kind"] not in KINDS or d["depends_on_time"] is not False:
+        raise BadEntry("unknown status or kind, or a verdict of the clock")
+    if type(d["line"]) is not int or not 0 <= d["line"] <= MAX_POSITION:
+        raise BadEntry("not a line")
+    if not isinstance(d["values"], list) or len(d["values"]) > MAX_VALUES:
+        raise BadEntry("values is not a bounded list")
+    span = d["span"]
+    if span is not None and not (isinstance(span, list) and len(span) == 2):
+        raise BadEntry("not a span")
+    return Verdict(
+        id=_str(d["id"], limit=1000), file=_str(d["file"], limit=4096), line=d["line"],
+        note=_str(d["note"], limit=4096), kind=d["kind"], says=_str(d["says"]),
+        status=d["status"], message=_str(d["message"]),
+        root_cause=_str(d["root_cause"], True, 1000),
+        span=None if span is None else (_position(span[0]), _position(span[1])),
+        where=_position(d["where"], True), section=_str(d["section"], True, 1000),
+        values=[_value(v) for v in d["values"]], claim_place=_position(d["claim_place"], True))
+
+
+def _base(name: str) -> str:
+    return re.split(r"[.\[]", name, maxsplit=1)[0]
+
+
+def depends_on_time(verdict: Verdict) -> bool:
+    """Whether a clock may have decided this verdict: then it is never cached.
+
+    ``depends_on_time`` is the engine's own word; a message that says a step was cut
+    off or timed out (SymPy's deadlines, the sandbox's time limit) counts too.
+    """
+    if verdict.depends_on_time:
+        return True
+    texts = [verdict.message] + [t for x in verdict.values for t in (x.message, x.expected)]
+    return any(_TIME_WORDS.search(t) for t in texts)
 
 
 class VerdictCache:
@@ -74,6 +198,7 @@ class VerdictCache:
         self._keys: dict[str, str] = {}
         self._files: dict[str, str] = {}
         self.hits = self.misses = 0
+        self._pins: frozenset[str] | None = None
 
     def key(self, claim_id: str, _seen: frozenset[str] = frozenset()) -> str:
         if claim_id in self._keys:
@@ -96,8 +221,8 @@ class VerdictCache:
     def _file_hash(self, file: str) -> str:
         if file not in self._files:
             try:
-                self._files[file] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
-            except OSError:
+                self._files[file] = hashlib.sha256(read_regular(file)).hexdigest()
+            except (OSError, ValueError):
                 self._files[file] = "unreadable"
         return self._files[file]
 
@@ -113,25 +238,59 @@ class VerdictCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, claim_id: str) -> Verdict | None:
+        """The cached verdict of ``claim_id``, or None (a miss) for anything unexpected."""
         try:
-            data = json.loads(self._path(claim_id).read_text(encoding="utf-8"))
-            values = [ValueVerdict(**{**x, "start": _position(x["start"]),
-                                      "end": _position(x["end"])}) for x in data.pop("values")]
-            verdict = _rebuild(data, values, data.pop("span"))
-        except (OSError, ValueError, TypeError, KeyError, IndexError):
-            self.misses += 1
-            return None
-        if verdict.id != claim_id:
+            verdict = _verdict(_parse(read_regular(self._path(claim_id), CACHE_CAP)))
+            self._consistent(verdict, claim_id)
+        except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError,
+                OverflowError, MemoryError):
             self.misses += 1
             return None
         self.hits += 1
         return verdict
 
-    def put(self, verdict: Verdict) -> None:
-        from verifiers.report_json import write_atomic
+    def _pinned(self) -> frozenset[str]:
+        """The claims that pin a value (a root others may inherit ``known`` from)."""
+        if self._pins is None:
+            self._pins = frozenset(c for c, claim in self.claims.items() if claim.known)
+        return self._pins
 
+    def _consistent(self, verdict: Verdict, claim_id: str) -> None:
+        """Raise BadEntry unless ``verdict`` could be the engine's verdict of the claim."""
+        claim = self.claims.get(claim_id)
+        if claim is None or (verdict.id, verdict.file, verdict.note) != (
+                claim_id, claim.file, claim.note):
+            raise BadEntry("another claim's verdict")
+        if depends_on_time(verdict):
+            raise BadEntry("a verdict of the clock")
+        statuses = [x.status for x in verdict.values if x.status != GIVEN]
+        if verdict.values and verdict.status != worst(statuses):
+            raise BadEntry("the claim's status is not the worst of its values'")
+        if not verdict.values and verdict.status in (KNOWN, FIXED):
+            raise BadEntry("known without a value")
+        names = set(claim.hole_names) | set(claim.formulas)
+        if claim.run is not None:
+            names |= set(claim.run.outputs)
+        if claim.kind == "property":
+            names.add(claim.property_name)
+        for x in verdict.values:
+            if _base(x.name) not in names:
+                raise BadEntry(f"value {x.name!r} is not the claim's")
+            if x.status == FIXED and x.name not in claim.known:
+                raise BadEntry("fixed without a pin")
+            if (x.status == KNOWN and x.name not in claim.known
+                    and x.root_cause not in self._pinned()):
+                raise BadEntry("known without a pin")
+        if verdict.status in PASSING and not {*claim.hole_names} <= {
+                _base(x.name) for x in verdict.values}:
+            raise BadEntry("a hole without its value")
+
+    def put(self, verdict: Verdict) -> None:
+        if depends_on_time(verdict):
+            return  # a timeout under load must not outlive the load
         try:
-            write_atomic(self._path(verdict.id), json.dumps(asdict(verdict), ensure_ascii=False))
+            write_output(self._path(verdict.id), json.dumps(asdict(verdict), ensure_ascii=False),
+                         streams=False)  # never into a FIFO or device put in its place
         except OSError:
             pass  # a cache that cannot be written is only slower
 

@@ -133,9 +133,10 @@ def check(args: argparse.Namespace) -> int:
         print(line)
     print(summary_line(result))
     if args.json:
-        from verifiers.report_json import dumps, write_atomic
+        from verifiers.files import write_output
+        from verifiers.report_json import dumps
 
-        write_atomic(args.json, dumps(result))
+        write_output(args.json, dumps(result))
     return EXIT_OK if all(v.passed for v in result.verdicts) and not new_text else EXIT_FAIL
 
 
@@ -166,7 +167,7 @@ def coverage(args: argparse.Namespace) -> int:
 
     from verifiers.coverage import coverage as classify
     from verifiers.coverage import coverage_json
-    from verifiers.report_json import write_atomic
+    from verifiers.files import write_output
 
     result = run(args.notes, args.claims)
     covs, problems = classify(result)
@@ -186,14 +187,13 @@ def coverage(args: argparse.Namespace) -> int:
               f"{entry['waived']} waived ({share:.1%}){flag}, {len(entry['uncovered'])} "
               "uncovered")
     if args.json:
-        write_atomic(args.json, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        write_output(args.json, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK if ok else EXIT_FAIL
 
 
 def fix(args: argparse.Namespace) -> int:
     """Print (or apply) the rewrite of every value whose own arithmetic is wrong."""
-    from verifiers.fix import plan, rewritten, unified_diff
-    from verifiers.report_json import write_atomic
+    from verifiers.fix import plan, unified_diff, write_fixed
 
     result = run(args.notes, args.claims)
     edits, waiting = plan(result)
@@ -203,12 +203,7 @@ def fix(args: argparse.Namespace) -> int:
         print(unified_diff(result, edits), end="")
         return EXIT_OK
     for name in sorted({e.note for e in edits}):
-        path = args.notes / name
-        raw = path.read_bytes().decode("utf-8")
-        text = rewritten(result.notes[name].text, [e for e in edits if e.note == name])
-        if "\r\n" in raw:  # keep the file's own line endings and BOM
-            text = text.replace("\n", "\r\n")
-        write_atomic(path, ("\ufeff" if raw.startswith("\ufeff") else "") + text)
+        write_fixed(args.notes / name, result.notes[name], [e for e in edits if e.note == name])
         print(f"{result.note_path(name)}: {sum(e.note == name for e in edits)} values rewritten",
               file=sys.stderr)
     return EXIT_OK
@@ -216,7 +211,7 @@ def fix(args: argparse.Namespace) -> int:
 
 def scaffold(args: argparse.Namespace) -> int:
     """Append stubs to ``claims/<note>/99-scaffold.yaml`` (atomically); never duplicates."""
-    from verifiers.report_json import write_atomic
+    from verifiers.files import write_output
     from verifiers.scaffold import render, stubs
 
     lines = None
@@ -239,7 +234,7 @@ def scaffold(args: argparse.Namespace) -> int:
         text = target.read_text(encoding="utf-8") if target.exists() else (
             f"note: {name}\n# Stubs from `notecheck scaffold`: write each check, then move the "
             "claim to its chapter's file.\nclaims:\n")
-        write_atomic(target, text + "".join(render(s) for s in new))
+        write_output(target, text + "".join(render(s) for s in new))
     print(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by hand)")
     return EXIT_OK
 

@@ -5,17 +5,27 @@ value the engine computed, rendered at the printed precision. A value that is
 wrong only because an input upstream is wrong is listed, not rewritten: once
 its root is fixed it may verify as printed, or show its own error then.
 Symbolic steps and model outputs are listed too (their fix is the author's).
+
+``--write`` (:func:`write_fixed`) changes nothing but the numbers: each line keeps its
+own ending (LF, CRLF or a lone CR, mixed as they are), the BOM and the file's mode stay,
+the file is replaced atomically, and a note that changed since it was read (an edit
+saved meanwhile) is left alone with a message naming it.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from verifiers.files import OutputError, read_regular, snapshot, write_output
+from verifiers.notes import Note, normalize_text
 from verifiers.run import RunResult
 from verifiers.verdicts import DISCREPANCY, KNOWN, ValueVerdict, Verdict
 
-__all__ = ["Edit", "plan", "rewritten", "unified_diff"]
+__all__ = ["Edit", "plan", "rewritten", "unified_diff", "write_fixed"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +100,27 @@ def unified_diff(result: RunResult, edits: list[Edit]) -> str:
                                         new.splitlines(keepends=True),
                                         fromfile=f"a/{path}", tofile=f"b/{path}"))
     return "".join(out)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def write_fixed(path: Path, note: Note, edits: list[Edit]) -> None:
+    """Apply ``edits`` (offsets into ``note.text``) to the file ``path``, in place.
+
+    Raises :class:`verifiers.files.OutputError` (one line naming the note) when the file
+    is no longer the text that was checked, or changes before it is replaced.
+    """
+    raw = read_regular(path)
+    before = snapshot(path, raw)
+    text = raw.decode("utf-8")
+    if normalize_text(text) != note.text:
+        raise OutputError(path, "changed since it was checked; not rewritten (run fix again)",
+                          errno.EAGAIN)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    endings = _LINE_END.findall(text[len(bom):])
+    lines = rewritten(note.text, edits).split("\n")
+    if len(lines) != len(endings) + 1:  # a replacement never holds a line break
+        raise OutputError(path, "a rewrite would change the line count; not rewritten")
+    out = bom + "".join(line + end for line, end in zip(lines, [*endings, ""], strict=True))
+    write_output(path, out.encode("utf-8"), unchanged=before)

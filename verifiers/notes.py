@@ -45,12 +45,14 @@ Literals (numbers that a claim should read, or a waiver should excuse)
 from __future__ import annotations
 
 import bisect
+import errno
 import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from verifiers.files import FileRefused, read_regular
 from verifiers.numbers import UNSIGNED_NUMBER_PATTERN, PrintedNumber, parse_printed
 
 __all__ = ["Literal", "Note", "NoteError", "Section", "normalize_text", "read_note"]
@@ -447,14 +449,17 @@ class Note:
 
 
 def read_note(path: str | Path) -> Note:
-    """Read and decode a note; every failure is a ``NoteError`` with a one-line message."""
+    """Read and decode a note; every failure is a ``NoteError`` with a one-line message.
+
+    Only a regular file of at most 5 MB is read (:func:`verifiers.files.read_regular`):
+    a symbolic link, a FIFO, a device or a directory is refused, never followed or read.
+    """
+    p = Path(path)
     try:
-        p = Path(path)
-        if p.is_dir():
-            raise NoteError(path, "is a directory")
-        raw = p.read_bytes()
-    except NoteError:
-        raise
+        raw = read_regular(p)
+    except FileRefused as exc:
+        raise NoteError(path, "is a directory" if exc.errno == errno.EISDIR
+                        else exc.strerror) from None
     except FileNotFoundError:
         raise NoteError(path, "no such note") from None
     except IsADirectoryError:

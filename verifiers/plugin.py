@@ -27,6 +27,7 @@ class _Settings:
 
     def __init__(self, root: Path, notes: Path, claims: Path) -> None:
         self.root, self.notes, self.claims = root, notes, claims
+        self.special_given = False  # problems of links/FIFOs in claims/ (pytest skips them)
         self.result: Any = None  # a full run, only for --notecheck-report
         self.failure: str | None = None
         self._loaded: Any = None
@@ -144,8 +145,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     settings = parent.config.stash.get(_KEY, None)
-    if settings is None or file_path.suffix not in (".yaml", ".yml"):
-        return None
+    if settings is None or file_path.suffix not in (".yaml", ".yml") or file_path.is_symlink():
+        return None  # a link is never read: its problem comes with the first claim file
     try:
         file_path.resolve().relative_to(settings.claims.resolve())
     except ValueError:
@@ -172,6 +173,23 @@ class ClaimFile(pytest.File):
         for claim in loaded.claims:
             if claim.file == mine:
                 yield ClaimItem.from_parent(self, name=claim.id, claim_id=claim.id, failure=None)
+        if not settings.special_given:  # links, FIFOs, devices: refused, never skipped
+            settings.special_given = True
+            for problem in settings.problems:
+                if not _regular(problem.file):
+                    verdict = problem_verdict(problem)
+                    yield ClaimItem.from_parent(self, name=verdict.id, claim_id=None,
+                                                failure=None, verdict=verdict)
+
+
+def _regular(path: str) -> bool:
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 class ClaimMismatch(Exception):

@@ -33,8 +33,9 @@ from pathlib import Path
 
 from verifiers.coverage import UNCOVERED, WAIVED, NoteCoverage, WaiverProblem
 from verifiers.coverage import coverage as classify
+from verifiers.files import read_regular, write_output
 from verifiers.notes import Note
-from verifiers.report_json import step_counts, write_atomic
+from verifiers.report_json import step_counts
 from verifiers.report_pictures import Picture, pictures
 from verifiers.run import RunResult, claim_paths, display_path
 from verifiers.verdicts import (
@@ -125,18 +126,24 @@ def mathml(latex: str) -> str:
 
 
 def input_hashes(result: RunResult) -> list[tuple[str, str, str, int]]:
-    """(name relative to its folder, display path, sha256, size) of every note and claim file."""
+    """(name relative to its folder, display path, sha256, size) of every note and claim file.
+
+    Files are read as the run read them (:func:`verifiers.files.read_regular`): a link,
+    FIFO or device, or a file that became one since, is listed as ``unreadable``.
+    """
     rows = []
+
+    def row(name: str, path: Path) -> tuple[str, str, str, int]:
+        try:
+            data = read_regular(path)
+        except (OSError, ValueError):
+            return (name, display_path(path), "unreadable", 0)
+        return (name, display_path(path), hashlib.sha256(data).hexdigest(), len(data))
+
     for name in sorted(result.notes):
-        path = result.notes_dir / name
-        data = path.read_bytes()
-        rows.append((f"notes/{name}", display_path(path), hashlib.sha256(data).hexdigest(),
-                     len(data)))
+        rows.append(row(f"notes/{name}", result.notes_dir / name))
     for path in claim_paths(result.claims_dir):
-        data = path.read_bytes()
-        rel = path.relative_to(result.claims_dir).as_posix()
-        rows.append((f"claims/{rel}", display_path(path), hashlib.sha256(data).hexdigest(),
-                     len(data)))
+        rows.append(row(f"claims/{path.relative_to(result.claims_dir).as_posix()}", path))
     return rows
 
 
@@ -739,5 +746,5 @@ def build(result: RunResult) -> str:
 def write(result: RunResult, path: Path) -> int:
     """Write the report atomically; returns its size in bytes."""
     text = build(result)
-    write_atomic(path, text)
+    write_output(path, text)
     return len(text.encode("utf-8"))

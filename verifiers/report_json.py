@@ -1,14 +1,12 @@
-"""The JSON report (contract, version 1) and atomic file writing."""
+"""The JSON report (contract, version 1); files are written by :mod:`verifiers.files`."""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
+# Moved to verifiers.files; the old name stays for callers on other branches.
+from verifiers.files import write_output as write_atomic  # noqa: F401
 from verifiers.run import RunResult
 from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, summary
 
@@ -78,26 +76,3 @@ def report(result: RunResult) -> dict[str, Any]:
 
 def dumps(result: RunResult) -> str:
     return json.dumps(report(result), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder, so a crash leaves the old file intact."""
-    if path.is_dir():  # else os.replace would name the temporary file in its error
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # a report is a normal file, not mkstemp's private 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

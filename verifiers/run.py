@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifiers.engine import Engine
+from verifiers.files import walk_files
 
 if TYPE_CHECKING:
     from verifiers.changes import Changes
@@ -67,9 +68,12 @@ def load_notes(notes_dir: Path) -> dict[str, Note]:
 
 
 def claim_paths(claims_dir: Path) -> list[Path]:
+    """The claim files under ``claims_dir``, sorted, and every entry that would not be read
+    as one (a symbolic link, a FIFO, a device named ``*.yaml``): loading those gives an
+    ``error`` verdict at the file, so nothing is skipped silently (:mod:`verifiers.files`)."""
     if not claims_dir.is_dir():
         raise InputError(f"{display_path(claims_dir)}: claims folder not found")
-    return sorted(p for p in claims_dir.rglob("*") if p.suffix in CLAIM_SUFFIXES and p.is_file())
+    return [path for path, _ in walk_files(claims_dir, CLAIM_SUFFIXES)]
 
 
 def load_claims(claims_dir: Path, known_notes: set[str],

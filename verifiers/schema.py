@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from verifiers import expr as ex
+from verifiers.files import read_regular
 from verifiers.yamlload import Node, YamlError, load
 
 FILE_KEYS = ("note", "section", "claims", "waivers")
@@ -220,7 +221,7 @@ def load_claim_file(path: Path, display: str, known_notes: set[str]) -> ClaimFil
     """Read and validate one claim file; never raises for bad content."""
     result = ClaimFile(display, [], [])
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # a regular file of at most 5 MB: no link, FIFO or device
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
@@ -231,6 +232,9 @@ def load_claim_file(path: Path, display: str, known_notes: set[str]) -> ClaimFil
         return result
     except OSError as exc:
         result.problems.append(LoadProblem(display, 1, 1, f"cannot read: {exc.strerror}"))
+        return result
+    except ValueError as exc:  # an embedded NUL in the path
+        result.problems.append(LoadProblem(display, 1, 1, f"cannot read: {exc}"))
         return result
     try:
         root = load(text)
