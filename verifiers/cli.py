@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
-from verifiers import profiles
+from verifiers import lifecycle, profiles
+from verifiers.budget import CLAIM_SECONDS, RUN_SECONDS, Budget
 from verifiers.keywords import KeywordError, compile_keywords
 from verifiers.run import InputError, RunResult, run
 from verifiers.verdicts import STATUSES, Verdict, summary
@@ -22,6 +24,17 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     pass
+
+
+def _seconds(text: str) -> float:
+    """A budget on the command line: seconds, a positive number (``inf``: unbounded)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "~/.cache/notecheck, or $NOTECHECK_CACHE)")
     check.add_argument("--format", choices=("text", "github"), default="text",
                        help="github: Actions annotations and a job summary")
+    check.add_argument("--claim-budget", type=_seconds, default=CLAIM_SECONDS, metavar="S",
+                       help=f"seconds one claim may take (default {CLAIM_SECONDS:g})")
+    check.add_argument("--run-budget", type=_seconds, default=RUN_SECONDS, metavar="S",
+                       help=f"seconds the whole run may take (default {RUN_SECONDS:g})")
     fix = commands.add_parser("fix", help="rewrite values whose own step is wrong")
     fix.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     fix.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
@@ -117,7 +134,7 @@ def check(args: argparse.Namespace) -> int:
 
     cache = None if args.no_cache else VerdictCache.default_folder()
     result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache,
-                 jobs=max(1, args.jobs))
+                 jobs=max(1, args.jobs), budget=Budget(args.claim_budget, args.run_budget))
     if args.format == "github":
         github_output(result)
     else:
@@ -256,6 +273,22 @@ COMMANDS = {"check": check, "coverage": coverage, "fix": fix, "scaffold": scaffo
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command; Ctrl-C (SIGINT) and SIGTERM end it with exit 130 / 143 and one line."""
+    try:
+        with lifecycle.signals():
+            code = _main(argv)
+            lifecycle.raise_if_interrupted()  # one that a library swallowed on the way
+        return code
+    except KeyboardInterrupt as err:  # the -j workers are already killed (run.py)
+        if argv is None:  # the command itself is ending: a second Ctrl-C prints nothing
+            lifecycle.ignore_interrupts()
+        signum = getattr(err, "signum", signal.SIGINT)
+        word = "terminated" if signum == signal.SIGTERM else "interrupted"
+        print(f"notecheck: {word}", file=sys.stderr)
+        return 128 + signum
+
+
+def _main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         with profiles.default("ci"):  # property claims: same verdicts, same report bytes

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +35,15 @@ class _Open:
 
 _open: list[_Open] = []  # the deadlines now open in this process, outermost first
 _previous: Any = None  # the SIGALRM handler before the outermost deadline
+_previous_hook: Any = None  # sys.unraisablehook before the outermost deadline
+
+
+def _unraisable(info: Any) -> None:
+    """An expiry that landed where Python cannot raise (a GC callback, ``__del__``) is
+    dropped silently, not printed as "Exception ignored": the timer fires again."""
+    if getattr(info.exc_value, "_from_deadline", False):
+        return
+    (_previous_hook or sys.__unraisablehook__)(info)
 
 
 def _forget_in_child() -> None:  # a forked child has no timer: it must not inherit deadlines
@@ -65,7 +75,9 @@ def _expire(signum: int, frame: Any) -> None:
         _arm()
         return
     signal.setitimer(signal.ITIMER_REAL, REFIRE)  # again, until the expired one is closed
-    raise expired[0].error()
+    error = expired[0].error()
+    error._from_deadline = True  # type: ignore[attr-defined]
+    raise error
 
 
 @contextlib.contextmanager
@@ -73,13 +85,14 @@ def deadline(seconds: float,
              error: Callable[[], BaseException] = TimeoutError) -> Iterator[None]:
     """Raise ``error()`` (TimeoutError) in this (main) thread after ``seconds``; a no-op
     elsewhere."""
-    global _previous
+    global _previous, _previous_hook
     if not can_bound():
         yield
         return
     entry = _Open(time.monotonic() + max(seconds, 0.0), error)
     if not _open:
         _previous = signal.signal(signal.SIGALRM, _expire)
+        _previous_hook, sys.unraisablehook = sys.unraisablehook, _unraisable
     _open.append(entry)
     try:
         _arm()
@@ -94,3 +107,5 @@ def deadline(seconds: float,
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, _previous if _previous is not None
                           else signal.SIG_DFL)
+            if sys.unraisablehook is _unraisable:
+                sys.unraisablehook = _previous_hook or sys.__unraisablehook__

@@ -212,6 +212,8 @@ class Engine:
             raise ClaimFailure(ERROR, f"circular 'uses' through claim {claim_id!r}")
         self.in_progress.add(claim_id)
         ev = Evaluation(claim)
+        if self.budget.run_left() > 0:
+            _import_checkers(claim)
         start = time.monotonic()
         try:
             with self.budget.claim():
@@ -464,6 +466,22 @@ class Engine:
             return None
         ref = next(h for h in ev.claim.holes if h.key == key)
         return self._value(ev, ref).status
+
+
+# The modules a claim's checker needs, imported before its budget starts: a deadline must
+# never interrupt the import of a C extension (a half-initialised torch or NumPy crashes
+# the interpreter later), and the import floor is not the claim's time.
+_CHECKERS = {"symbolic": ("verifiers.symclaims",),
+             "property": ("verifiers.properties", "verifiers.properties.runner"),
+             "model": ("verifiers.modelrun",)}
+
+
+def _import_checkers(claim: Claim) -> None:
+    import importlib
+
+    kind = "model" if claim.run is not None else claim.kind
+    for module in _CHECKERS.get(kind, ()):
+        importlib.import_module(module)
 
 
 class Scope(Mapping[str, Any]):
