@@ -17,6 +17,7 @@ from verifiers import lifecycle, profiles
 from verifiers.budget import CLAIM_SECONDS, RUN_SECONDS, Budget
 from verifiers.keywords import KeywordError, compile_keywords
 from verifiers.run import InputError, RunResult, run
+from verifiers.textsafe import printable, safe_stem
 from verifiers.verdicts import STATUSES, Verdict, summary
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -88,7 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def console_line(result: RunResult, v: Verdict) -> str:
-    """``notes/x.txt:LINE:COL: status: message [claims/y.yaml:LINE]``."""
+    """``notes/x.txt:LINE:COL: status: message [claims/y.yaml:LINE]``, control characters
+    of the untrusted parts (ids, messages, file names) shown as escapes."""
+    return printable(_console_line(result, v))
+
+
+def _console_line(result: RunResult, v: Verdict) -> str:
     if v.claim_place is not None:  # the claim file itself is at fault
         line, col = v.claim_place
         return f"{v.file}:{line}:{col}: {v.status}: {' '.join(v.message.split())} [{v.id}]"
@@ -165,8 +171,8 @@ def uncovered_changes(result: RunResult) -> list[str]:
         for lit in cov.uncovered:
             line, col = note.position(lit.start)
             if line in lines:
-                out.append(f"{result.note_path(cov.note)}:{line}:{col}: uncovered: {lit.text} "
-                           "(new or changed text that no claim checks)")
+                out.append(printable(f"{result.note_path(cov.note)}:{line}:{col}: uncovered: "
+                                     f"{lit.text} (new or changed text that no claim checks)"))
     return out
 
 
@@ -186,11 +192,11 @@ def coverage(args: argparse.Namespace) -> int:
     data = coverage_json(result, covs)
     ok = not problems
     for problem in problems:
-        print(problem)
+        print(printable(str(problem)))
     for entry in data["notes"]:  # type: ignore[union-attr]
         path = result.note_path(entry["note"])
         for lit in entry["uncovered"]:
-            print(f"{path}:{lit['line']}:{lit['col']}: uncovered: {lit['text']}")
+            print(printable(f"{path}:{lit['line']}:{lit['col']}: uncovered: {lit['text']}"))
         share = entry["waived"] / entry["literals"] if entry["literals"] else 0.0
         if entry["uncovered"] or share > MAX_WAIVED:
             ok = False
@@ -211,7 +217,7 @@ def fix(args: argparse.Namespace) -> int:
     result = run(args.notes, args.claims)
     edits, waiting = plan(result)
     for line in waiting:
-        print(line, file=sys.stderr)
+        print(printable(line), file=sys.stderr)
     if not args.write:
         print(unified_diff(result, edits), end="")
         return EXIT_OK
@@ -240,20 +246,28 @@ def scaffold(args: argparse.Namespace) -> int:
         lines = (int(a), int(b))
     result = run(args.notes, args.claims)
     name = Path(args.note).name
+    if not safe_stem(Path(name).stem):  # it names claims/<stem>/: one plain path component
+        raise UsageError(f"notecheck scaffold: {printable(repr(args.note))} cannot name a "
+                         "claims folder (a plain file name is needed: no '..', '/', leading "
+                         "dot or control characters)")
     if name not in result.notes:
         raise UsageError(f"notecheck scaffold: no note {args.note!r} in {args.notes}")
     if args.section and not result.notes[name].scopes(args.section):
         raise UsageError(f"notecheck scaffold: no section {args.section!r} in {name}")
     new, skipped = stubs(result, name, args.section, lines)
     for line in skipped:
-        print(line, file=sys.stderr)
+        print(printable(line), file=sys.stderr)
     target = args.claims / Path(name).stem / "99-scaffold.yaml"
+    if not target.resolve().is_relative_to(args.claims.resolve()):  # a symlinked stem folder
+        raise UsageError(f"notecheck scaffold: {printable(str(target))} is outside "
+                         f"{printable(str(args.claims))}")
     if new:
         text = target.read_text(encoding="utf-8") if target.exists() else (
             f"note: {name}\n# Stubs from `notecheck scaffold`: write each check, then move the "
             "claim to its chapter's file.\nclaims:\n")
         write_atomic(target, text + "".join(render(s) for s in new))
-    print(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by hand)")
+    print(printable(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by "
+                    "hand)"))
     return EXIT_OK
 
 
@@ -294,14 +308,16 @@ def _main(argv: list[str] | None = None) -> int:
         with profiles.default("ci"):  # property claims: same verdicts, same report bytes
             return COMMANDS[args.command](args)
     except (UsageError, KeywordError, InputError) as err:
-        print(f"notecheck: error: {err}" if not str(err).startswith("notecheck") else str(err),
-              file=sys.stderr)
+        print(printable(f"notecheck: error: {err}" if not str(err).startswith("notecheck")
+                        else str(err)), file=sys.stderr)
         return EXIT_USAGE
     except OSError as err:
-        print(f"notecheck: error: {err.filename or ''}: {err.strerror}", file=sys.stderr)
+        print(printable(f"notecheck: error: {err.filename or ''}: {err.strerror}"),
+              file=sys.stderr)
         return EXIT_USAGE
     except Exception as err:  # a defect of ours: one line, not a traceback
-        print(f"notecheck: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        print(printable(f"notecheck: internal error: {type(err).__name__}: {err}"),
+              file=sys.stderr)
         return EXIT_USAGE
 
 
