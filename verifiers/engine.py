@@ -481,7 +481,10 @@ def _import_checkers(claim: Claim) -> None:
 
     kind = "model" if claim.run is not None else claim.kind
     for module in _CHECKERS.get(kind, ()):
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError:  # the checker itself reports what is missing, as the claim's error
+            return
 
 
 class Scope(Mapping[str, Any]):
