@@ -230,7 +230,7 @@ def test_case_in_a_child_process(case: Case, tmp_path: Path) -> None:
 
 def test_subprocess_cases_cover_every_exit_code_and_the_crashers() -> None:
     assert len(SUBPROCESS_CASES) >= 8
-    assert {c.expect["exit"] for c in SUBPROCESS_CASES} == {1, 2}
+    assert {1, 2} <= {c.expect["exit"] for c in SUBPROCESS_CASES}
     ids = {c.id for c in SUBPROCESS_CASES}
     assert {"yaml-bombs/deep-flow-nesting", "yaml-bombs/billion-laughs",
             "unsafe-tags/python-object-apply", "notes/nul-byte"} <= ids

@@ -200,23 +200,49 @@ class VerdictCache:
         self.hits = self.misses = 0
         self._pins: frozenset[str] | None = None
 
-    def key(self, claim_id: str, _seen: frozenset[str] = frozenset()) -> str:
+    def key(self, claim_id: str) -> str:
+        """The claim's content key; the keys of the claims it uses go into it.
+
+        The ``uses`` graph is walked with an explicit stack, so a chain of any depth
+        needs no recursion; a claim met again on its own path (a cycle, whose verdict is
+        an error) contributes a fixed "circular" marker instead of its key.
+        """
         if claim_id in self._keys:
             return self._keys[claim_id]
-        claim = self.claims.get(claim_id)
-        digest = hashlib.sha256(engine_version().encode())
-        digest.update(f"\0{self.profile}\0{claim_id}\0".encode())
-        if claim is None or claim_id in _seen:
-            digest.update(b"missing or circular")
-        else:
-            # where the claim and its note are (verdicts name them), then what they say
-            digest.update(f"{claim.file}\0{claim.line}\0{claim.note}\0".encode())
-            digest.update(self._file_hash(claim.file).encode())
-            digest.update(self._scope_text(claim).encode())
-            for use in sorted(claim.uses.values(), key=lambda u: u.name):
-                digest.update(self.key(use.claim_id, _seen | {claim_id}).encode())
-        self._keys[claim_id] = digest.hexdigest()
+        on_path: set[str] = set()
+        stack = [(claim_id, False)]
+        while stack:
+            cid, expanded = stack.pop()
+            if cid in self._keys or (not expanded and cid in on_path):
+                continue
+            ups = self._uses(cid)
+            if not expanded:
+                on_path.add(cid)
+                stack.append((cid, True))
+                stack.extend((up, False) for up in reversed(ups)
+                             if up not in self._keys and up not in on_path)
+                continue
+            on_path.discard(cid)
+            claim = self.claims.get(cid)
+            digest = hashlib.sha256(engine_version().encode())
+            digest.update(f"\0{self.profile}\0{cid}\0".encode())
+            if claim is None:
+                digest.update(b"missing or circular")
+            else:
+                # where the claim and its note are (verdicts name them), then what they say
+                digest.update(f"{claim.file}\0{claim.line}\0{claim.note}\0".encode())
+                digest.update(self._file_hash(claim.file).encode())
+                digest.update(self._scope_text(claim).encode())
+                for up in ups:
+                    digest.update(self._keys.get(up, "missing or circular").encode())
+            self._keys[cid] = digest.hexdigest()
         return self._keys[claim_id]
+
+    def _uses(self, claim_id: str) -> list[str]:
+        claim = self.claims.get(claim_id)
+        if claim is None:
+            return []
+        return [u.claim_id for u in sorted(claim.uses.values(), key=lambda u: u.name)]
 
     def _file_hash(self, file: str) -> str:
         if file not in self._files:

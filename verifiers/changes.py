@@ -91,14 +91,18 @@ def changed_claims(claims: list[Claim], notes: dict[str, Note], notes_dir: Path,
             continue
         if _touches(claim, note, lines):
             selected.add(claim.id)
-    grew = True
-    while grew:  # a claim that uses a selected claim reads a value that may have changed
-        grew = False
-        for claim in claims:
-            if claim.id not in selected and any(u.claim_id in selected
-                                                for u in claim.uses.values()):
-                selected.add(claim.id)
-                grew = True
+    # A claim that uses a selected claim reads a value that may have changed: follow the
+    # uses edges backwards with a worklist (linear, whatever the depth of a chain).
+    users: dict[str, list[str]] = {}
+    for claim in claims:
+        for use in claim.uses.values():
+            users.setdefault(use.claim_id, []).append(claim.id)
+    work = list(selected)
+    while work:
+        for user in users.get(work.pop(), ()):
+            if user not in selected:
+                selected.add(user)
+                work.append(user)
     return lambda claim: claim.id in selected
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
-from verifiers import profiles
+from verifiers import lifecycle, profiles
+from verifiers.budget import CLAIM_SECONDS, RUN_SECONDS, Budget
 from verifiers.keywords import KeywordError, compile_keywords
 from verifiers.run import InputError, RunResult, run
+from verifiers.textsafe import printable, safe_stem
 from verifiers.verdicts import STATUSES, Verdict, summary
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -22,6 +25,17 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     pass
+
+
+def _seconds(text: str) -> float:
+    """A budget on the command line: seconds, a positive number (``inf``: unbounded)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "~/.cache/notecheck, or $NOTECHECK_CACHE)")
     check.add_argument("--format", choices=("text", "github"), default="text",
                        help="github: Actions annotations and a job summary")
+    check.add_argument("--claim-budget", type=_seconds, default=CLAIM_SECONDS, metavar="S",
+                       help=f"seconds one claim may take (default {CLAIM_SECONDS:g})")
+    check.add_argument("--run-budget", type=_seconds, default=RUN_SECONDS, metavar="S",
+                       help=f"seconds the whole run may take (default {RUN_SECONDS:g})")
     fix = commands.add_parser("fix", help="rewrite values whose own step is wrong")
     fix.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     fix.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
@@ -75,7 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def console_line(result: RunResult, v: Verdict) -> str:
-    """``notes/x.txt:LINE:COL: status: message [claims/y.yaml:LINE]``."""
+    """``notes/x.txt:LINE:COL: status: message [claims/y.yaml:LINE]``, control characters
+    of the untrusted parts (ids, messages, file names) shown as escapes."""
+    return printable(_console_line(result, v))
+
+
+def _console_line(result: RunResult, v: Verdict) -> str:
     if v.claim_place is not None:  # the claim file itself is at fault
         line, col = v.claim_place
         return f"{v.file}:{line}:{col}: {v.status}: {' '.join(v.message.split())} [{v.id}]"
@@ -121,7 +144,7 @@ def check(args: argparse.Namespace) -> int:
 
     cache = None if args.no_cache else VerdictCache.default_folder()
     result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache,
-                 jobs=max(1, args.jobs))
+                 jobs=max(1, args.jobs), budget=Budget(args.claim_budget, args.run_budget))
     if args.format == "github":
         github_output(result)
     else:
@@ -153,8 +176,8 @@ def uncovered_changes(result: RunResult) -> list[str]:
         for lit in cov.uncovered:
             line, col = note.position(lit.start)
             if line in lines:
-                out.append(f"{result.note_path(cov.note)}:{line}:{col}: uncovered: {lit.text} "
-                           "(new or changed text that no claim checks)")
+                out.append(printable(f"{result.note_path(cov.note)}:{line}:{col}: uncovered: "
+                                     f"{lit.text} (new or changed text that no claim checks)"))
     return out
 
 
@@ -174,11 +197,11 @@ def coverage(args: argparse.Namespace) -> int:
     data = coverage_json(result, covs)
     ok = not problems
     for problem in problems:
-        print(problem)
+        print(printable(str(problem)))
     for entry in data["notes"]:  # type: ignore[union-attr]
         path = result.note_path(entry["note"])
         for lit in entry["uncovered"]:
-            print(f"{path}:{lit['line']}:{lit['col']}: uncovered: {lit['text']}")
+            print(printable(f"{path}:{lit['line']}:{lit['col']}: uncovered: {lit['text']}"))
         share = entry["waived"] / entry["literals"] if entry["literals"] else 0.0
         if entry["uncovered"] or share > MAX_WAIVED:
             ok = False
@@ -198,7 +221,7 @@ def fix(args: argparse.Namespace) -> int:
     result = run(args.notes, args.claims)
     edits, waiting = plan(result)
     for line in waiting:
-        print(line, file=sys.stderr)
+        print(printable(line), file=sys.stderr)
     if not args.write:
         print(unified_diff(result, edits), end="")
         return EXIT_OK
@@ -222,20 +245,28 @@ def scaffold(args: argparse.Namespace) -> int:
         lines = (int(a), int(b))
     result = run(args.notes, args.claims)
     name = Path(args.note).name
+    if not safe_stem(Path(name).stem):  # it names claims/<stem>/: one plain path component
+        raise UsageError(f"notecheck scaffold: {printable(repr(args.note))} cannot name a "
+                         "claims folder (a plain file name is needed: no '..', '/', leading "
+                         "dot or control characters)")
     if name not in result.notes:
         raise UsageError(f"notecheck scaffold: no note {args.note!r} in {args.notes}")
     if args.section and not result.notes[name].scopes(args.section):
         raise UsageError(f"notecheck scaffold: no section {args.section!r} in {name}")
     new, skipped = stubs(result, name, args.section, lines)
     for line in skipped:
-        print(line, file=sys.stderr)
+        print(printable(line), file=sys.stderr)
     target = args.claims / Path(name).stem / "99-scaffold.yaml"
+    if not target.resolve().is_relative_to(args.claims.resolve()):  # a symlinked stem folder
+        raise UsageError(f"notecheck scaffold: {printable(str(target))} is outside "
+                         f"{printable(str(args.claims))}")
     if new:
         text = target.read_text(encoding="utf-8") if target.exists() else (
             f"note: {name}\n# Stubs from `notecheck scaffold`: write each check, then move the "
             "claim to its chapter's file.\nclaims:\n")
         write_output(target, text + "".join(render(s) for s in new))
-    print(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by hand)")
+    print(printable(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by "
+                    "hand)"))
     return EXIT_OK
 
 
@@ -255,6 +286,22 @@ COMMANDS = {"check": check, "coverage": coverage, "fix": fix, "scaffold": scaffo
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command; Ctrl-C (SIGINT) and SIGTERM end it with exit 130 / 143 and one line."""
+    try:
+        with lifecycle.signals():
+            code = _main(argv)
+            lifecycle.raise_if_interrupted()  # one that a library swallowed on the way
+        return code
+    except KeyboardInterrupt as err:  # the -j workers are already killed (run.py)
+        if argv is None:  # the command itself is ending: a second Ctrl-C prints nothing
+            lifecycle.ignore_interrupts()
+        signum = getattr(err, "signum", signal.SIGINT)
+        word = "terminated" if signum == signal.SIGTERM else "interrupted"
+        print(f"notecheck: {word}", file=sys.stderr)
+        return 128 + signum
+
+
+def _main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "trust_note_programs", False):  # read by verifiers.programs.jail
@@ -262,14 +309,16 @@ def main(argv: list[str] | None = None) -> int:
         with profiles.default("ci"):  # property claims: same verdicts, same report bytes
             return COMMANDS[args.command](args)
     except (UsageError, KeywordError, InputError) as err:
-        print(f"notecheck: error: {err}" if not str(err).startswith("notecheck") else str(err),
-              file=sys.stderr)
+        print(printable(f"notecheck: error: {err}" if not str(err).startswith("notecheck")
+                        else str(err)), file=sys.stderr)
         return EXIT_USAGE
     except OSError as err:
-        print(f"notecheck: error: {err.filename or ''}: {err.strerror}", file=sys.stderr)
+        print(printable(f"notecheck: error: {err.filename or ''}: {err.strerror}"),
+              file=sys.stderr)
         return EXIT_USAGE
     except Exception as err:  # a defect of ours: one line, not a traceback
-        print(f"notecheck: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        print(printable(f"notecheck: internal error: {type(err).__name__}: {err}"),
+              file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -1,18 +1,57 @@
-"""A SIGALRM deadline for SymPy calls that can take unbounded time: the gate must not hang.
+"""A SIGALRM deadline for calls that can take unbounded time: the gate must not hang.
 
-Only the main thread of a POSIX process can be interrupted this way; elsewhere
-:func:`deadline` is a no-op and callers decide (run unbounded, or not at all).
+Deadlines nest: the run's per-claim budget (:mod:`verifiers.budget`) wraps a claim,
+and the SymPy steps inside it keep their own shorter time boxes. One real timer is
+armed for the soonest expiry; when it fires, the *outermost* expired deadline raises
+its error (a claim's budget wins over a step's time box, so a step's ``except
+TimeoutError`` cannot swallow the budget), and the timer is re-armed briefly while
+an expired deadline is still open, so an error swallowed by foreign code is raised
+again. Only the main thread of a POSIX process can be interrupted this way;
+elsewhere :func:`deadline` is a no-op and callers decide (run unbounded, or not at all).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["can_bound", "deadline"]
+
+REFIRE = 0.25  # seconds between re-raises while an expired deadline is still open
+
+
+class _Open:
+    __slots__ = ("expiry", "error")
+
+    def __init__(self, expiry: float, error: Callable[[], BaseException]) -> None:
+        self.expiry, self.error = expiry, error
+
+
+_open: list[_Open] = []  # the deadlines now open in this process, outermost first
+_previous: Any = None  # the SIGALRM handler before the outermost deadline
+_previous_hook: Any = None  # sys.unraisablehook before the outermost deadline
+
+
+def _unraisable(info: Any) -> None:
+    """An expiry that landed where Python cannot raise (a GC callback, ``__del__``) is
+    dropped silently, not printed as "Exception ignored": the timer fires again."""
+    if getattr(info.exc_value, "_from_deadline", False):
+        return
+    (_previous_hook or sys.__unraisablehook__)(info)
+
+
+def _forget_in_child() -> None:  # a forked child has no timer: it must not inherit deadlines
+    _open.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def can_bound() -> bool:
@@ -21,20 +60,52 @@ def can_bound() -> bool:
                                                                              "setitimer")
 
 
+def _arm() -> None:
+    if not _open:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return
+    soonest = min(d.expiry for d in _open)
+    signal.setitimer(signal.ITIMER_REAL, max(soonest - time.monotonic(), 1e-4))
+
+
+def _expire(signum: int, frame: Any) -> None:
+    now = time.monotonic()
+    expired = [d for d in _open if d.expiry <= now]
+    if not expired:  # fired early (clock rounding): wait for the soonest
+        _arm()
+        return
+    signal.setitimer(signal.ITIMER_REAL, REFIRE)  # again, until the expired one is closed
+    error = expired[0].error()
+    error._from_deadline = True  # type: ignore[attr-defined]
+    raise error
+
+
 @contextlib.contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Raise TimeoutError in this (main) thread after ``seconds``; a no-op elsewhere."""
+def deadline(seconds: float,
+             error: Callable[[], BaseException] = TimeoutError) -> Iterator[None]:
+    """Raise ``error()`` (TimeoutError) in this (main) thread after ``seconds``; a no-op
+    elsewhere."""
+    global _previous, _previous_hook
     if not can_bound():
         yield
         return
-
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    entry = _Open(time.monotonic() + max(seconds, 0.0), error)
+    if not _open:
+        _previous = signal.signal(signal.SIGALRM, _expire)
+        _previous_hook, sys.unraisablehook = sys.unraisablehook, _unraisable
+    _open.append(entry)
     try:
+        _arm()
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        # close this deadline and any inner one an exception skipped past
+        index = next((i for i, d in enumerate(_open) if d is entry), len(_open))
+        del _open[index:]
+        if _open:
+            _arm()
+        else:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, _previous if _previous is not None
+                          else signal.SIG_DFL)
+            if sys.unraisablehook is _unraisable:
+                sys.unraisablehook = _previous_hook or sys.__unraisablehook__

@@ -13,6 +13,7 @@ a cascade of independent-looking errors.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
@@ -23,6 +24,7 @@ import mpmath
 from mpmath import iv, mp
 
 from verifiers import expr as ex
+from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
 from verifiers.numbers import PrintedNumber
@@ -49,11 +51,13 @@ POINT, INTERVAL = "point", "interval"
 class ClaimFailure(Exception):
     """A claim cannot be evaluated (status ``error`` or ``stale``)."""
 
-    def __init__(self, status: str, message: str, line: int | None = None) -> None:
+    def __init__(self, status: str, message: str, line: int | None = None,
+                 depends_on_time: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.line = line  # the claim file's line of the expression that failed, if one did
+        self.depends_on_time = depends_on_time  # a budget ran out, here or upstream
 
 
 def _evaluate(entry: tuple[ex.Expr, int], scope: Mapping[str, Any], mode: str) -> Any:
@@ -91,6 +95,7 @@ class Evaluation:
     values: dict[str, ValueVerdict] = field(default_factory=dict)
     verdict: Verdict | None = None
     scopes: dict[str, Any] = field(default_factory=dict)  # one per mode: model runs once
+    spent: float = 0.0  # seconds spent evaluating, counted against the claim's budget
 
 
 def to_point(x: Fraction) -> mpmath.mpf:
@@ -114,34 +119,107 @@ def to_interval(x: Fraction, radius: Fraction) -> Any:
 class Engine:
     """Evaluates claims against notes; one instance per run."""
 
-    def __init__(self, notes: dict[str, Note], claims: list[Claim]) -> None:
+    def __init__(self, notes: dict[str, Note], claims: list[Claim],
+                 budget: Budget | None = None) -> None:
         self.notes = notes
         self.claims = {c.id: c for c in claims}
         self.evaluations: dict[str, Evaluation] = {}
         self.in_progress: set[str] = set()
+        # per claim and per run (None: unbounded); see verifiers.budget
+        self.budget = budget if budget is not None else Budget(float("inf"), float("inf"))
 
     # -- public -----------------------------------------------------------
     def verdict(self, claim_id: str) -> Verdict:
         ev = self.evaluate(claim_id)
         if ev.verdict is None:
+            start = time.monotonic()
             try:
+                with self.budget.claim(ev.spent):  # symbolic and property work happens here
+                    ev.verdict = self._verdict(ev)
+            except BudgetExceeded as err:
+                ev.failure = ClaimFailure(ERROR, err.message, ev.claim.line, True)
+                ev.values.clear()
                 ev.verdict = self._verdict(ev)
             except Exception as err:  # a defect of ours: one claim's error, never a traceback
                 ev.failure = ClaimFailure(ERROR, f"internal error while checking: "
                                                  f"{type(err).__name__}: {err}")
                 ev.verdict = self._verdict(ev)
+            finally:
+                ev.spent += time.monotonic() - start
         return ev.verdict
 
     def evaluate(self, claim_id: str) -> Evaluation:
+        """The claim's evaluation, and first those of the claims it uses, at any depth.
+
+        The ``uses`` graph is walked with an explicit stack (a chain thousands of claims
+        deep needs no recursion), upstream claims are evaluated first, and a cycle is an
+        error of each claim on it, located at its ``uses`` entry and naming the cycle.
+        """
         if claim_id in self.evaluations:
             return self.evaluations[claim_id]
+        for upstream_first in self._upstream_order(claim_id):
+            if upstream_first not in self.evaluations:
+                self._evaluate_one(upstream_first)
+        return self.evaluations[claim_id]
+
+    def _upstream_order(self, claim_id: str) -> list[str]:
+        """``claim_id`` and the unevaluated claims it uses (transitively), upstream first."""
+        def ups(cid: str) -> Iterator[str]:
+            return (u.claim_id for u in self.claims[cid].uses.values())
+
+        order: list[str] = []
+        path: list[str] = [claim_id]
+        on_path = {claim_id}
+        done: set[str] = set()
+        stack = [(claim_id, ups(claim_id))]
+        while stack:
+            cid, pending = stack[-1]
+            for up in pending:
+                if up not in self.claims or up in self.evaluations or up in done:
+                    continue
+                if up in on_path:
+                    self._circular(path[path.index(up):])
+                    continue
+                path.append(up)
+                on_path.add(up)
+                stack.append((up, ups(up)))
+                break
+            else:
+                stack.pop()
+                path.pop()
+                on_path.discard(cid)
+                done.add(cid)
+                order.append(cid)
+        return order
+
+    def _circular(self, cycle: list[str]) -> None:
+        """Each claim of a ``uses`` cycle fails at its entry that leads around the cycle."""
+        for i, cid in enumerate(cycle):
+            if cid in self.evaluations:
+                continue
+            claim = self.claims[cid]
+            following = cycle[(i + 1) % len(cycle)]
+            line = next((u.line for u in claim.uses.values() if u.claim_id == following),
+                        claim.line)
+            ring = " → ".join([*cycle[i:], *cycle[:i], cid])
+            self.evaluations[cid] = Evaluation(
+                claim, failure=ClaimFailure(ERROR, f"circular 'uses': {ring}", line))
+
+    def _evaluate_one(self, claim_id: str) -> Evaluation:
+        """Evaluate one claim whose upstream claims are evaluated, within its budget."""
         claim = self.claims[claim_id]
-        if claim_id in self.in_progress:
+        if claim_id in self.in_progress:  # cannot happen after _upstream_order: a defect
             raise ClaimFailure(ERROR, f"circular 'uses' through claim {claim_id!r}")
         self.in_progress.add(claim_id)
         ev = Evaluation(claim)
+        if self.budget.run_left() > 0:
+            _import_checkers(claim)
+        start = time.monotonic()
         try:
-            self._run(ev)
+            with self.budget.claim():
+                self._run(ev)
+        except BudgetExceeded as err:
+            ev.failure = ClaimFailure(ERROR, err.message, claim.line, True)
         except ClaimFailure as failure:
             ev.failure = failure
         except ex.ExprError as err:
@@ -152,6 +230,7 @@ class Engine:
                                              f"{type(err).__name__}: {err}")
         finally:
             self.in_progress.discard(claim_id)
+            ev.spent = time.monotonic() - start
         self.evaluations[claim_id] = ev
         return ev
 
@@ -202,7 +281,7 @@ class Engine:
                                f"{did_you_mean(hole, up.claim.hole_names)}", line)
         if up.failure is not None:
             raise ClaimFailure(ERROR, f"depends on claim {claim_id!r}, which is "
-                               f"{up.failure.status}", line)
+                               f"{up.failure.status}", line, up.failure.depends_on_time)
         return up
 
     def _assess(self, ev: Evaluation, name: str) -> None:
@@ -267,6 +346,7 @@ class Engine:
         if ev.failure is not None:
             verdict.status = ev.failure.status
             verdict.message = ev.failure.message
+            verdict.depends_on_time = ev.failure.depends_on_time
             if claim.problems:
                 first = claim.problems[0]
                 verdict.claim_place = (first.line, first.col)
@@ -386,6 +466,25 @@ class Engine:
             return None
         ref = next(h for h in ev.claim.holes if h.key == key)
         return self._value(ev, ref).status
+
+
+# The modules a claim's checker needs, imported before its budget starts: a deadline must
+# never interrupt the import of a C extension (a half-initialised torch or NumPy crashes
+# the interpreter later), and the import floor is not the claim's time.
+_CHECKERS = {"symbolic": ("verifiers.symclaims",),
+             "property": ("verifiers.properties", "verifiers.properties.runner"),
+             "model": ("verifiers.modelrun",)}
+
+
+def _import_checkers(claim: Claim) -> None:
+    import importlib
+
+    kind = "model" if claim.run is not None else claim.kind
+    for module in _CHECKERS.get(kind, ()):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # the checker itself reports what is missing, as the claim's error
+            return
 
 
 class Scope(Mapping[str, Any]):

@@ -51,10 +51,13 @@ class _Settings:
 
     def verdict(self, claim_id: str) -> Any:
         if self._engine is None:
+            from verifiers import lifecycle
+            from verifiers.budget import Budget
             from verifiers.engine import Engine
 
+            lifecycle.children_die_with_parent()  # a killed session leaves no checker child
             loaded = self.loaded()
-            self._engine = Engine(loaded.notes, loaded.claims)
+            self._engine = Engine(loaded.notes, loaded.claims, Budget())
         return self._engine.verdict(claim_id)
 
     def verdicts(self) -> Any:
@@ -240,7 +243,9 @@ class ClaimItem(pytest.Item):
                              f"{x.suggestion} (exact {x.expected})")
             if x.root_cause and x.root_cause != v.id:
                 lines.append(f"    root cause: {x.root_cause}")
-        return "\n".join(lines)
+        from verifiers.textsafe import printable
+
+        return "\n".join(printable(line) for line in lines)  # claim and note text: untrusted
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ClaimMismatch):

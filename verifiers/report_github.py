@@ -9,6 +9,7 @@ appended to ``$GITHUB_STEP_SUMMARY`` when that is set.
 from __future__ import annotations
 
 from verifiers.run import RunResult
+from verifiers.textsafe import markdown_cell, printable
 from verifiers.verdicts import Verdict
 
 MAX_ANNOTATIONS = 10
@@ -17,7 +18,8 @@ __all__ = ["MAX_ANNOTATIONS", "annotations", "job_summary", "ordered_failures"]
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message, per GitHub's escaping (control characters shown)."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _property(text: str) -> str:
@@ -62,7 +64,8 @@ def annotations(result: RunResult) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """Untrusted text (ids, messages, paths) as one literal Markdown table cell."""
+    return markdown_cell(text)
 
 
 def job_summary(result: RunResult) -> str:
@@ -78,6 +81,7 @@ def job_summary(result: RunResult) -> str:
     for v in failures:
         path, line, col = _location(result, v)
         root = v.root_cause if v.root_cause and v.root_cause != v.id else ""
-        lines.append(f"| `{path}:{line}:{col}` | {v.status} | `{v.id}` ({v.file}:{v.line}) "
+        lines.append(f"| {_cell(f'{path}:{line}:{col}')} | {_cell(v.status)} "
+                     f"| {_cell(v.id)} ({_cell(f'{v.file}:{v.line}')}) "
                      f"| {_cell(root)} | {_cell(v.message)} |")
     return "\n".join(lines) + "\n"

@@ -5,13 +5,17 @@ The CLI and the pytest plugin are thin layers over ``run``.
 
 from __future__ import annotations
 
+import math
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifiers import lifecycle
+from verifiers.budget import Budget
 from verifiers.engine import Engine
 from verifiers.files import walk_files
 
@@ -106,6 +110,7 @@ def load_claims(claims_dir: Path, known_notes: set[str],
 def run(
     notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None,
     changed_since: str | None = None, cache: Path | None = None, jobs: int = 1,
+    budget: Budget | None = None,
 ) -> RunResult:
     """Evaluate every (selected) claim; file-level problems become ``error`` verdicts.
 
@@ -113,8 +118,12 @@ def run(
     With ``cache`` (a folder) verdicts are looked up by content first
     (:mod:`verifiers.cache`); a miss is evaluated and stored. With ``jobs`` > 1 the
     claims to evaluate are shared among that many forked workers (each claim's verdict
-    depends only on its own inputs, so the split cannot change it).
+    depends only on its own inputs, so the split cannot change it). ``budget`` bounds
+    each claim's and the whole run's time (:mod:`verifiers.budget`; default 60 s and
+    15 min, counted from here).
     """
+    budget = budget if budget is not None else Budget()
+    lifecycle.children_die_with_parent()
     notes = load_notes(notes_dir)
     waivers: list[Waiver] = []
     claims, problems = load_claims(claims_dir, set(notes), waivers)
@@ -126,7 +135,7 @@ def run(
         touched = changed_claims(claims, notes, notes_dir, changes)
         keep = select
         select = touched if keep is None else (lambda c: keep(c) and touched(c))
-    engine = Engine(notes, claims)
+    engine = Engine(notes, claims, budget)
     verdicts = [problem_verdict(p) for p in problems if select is None or select_file(select, p)]
     store = None
     if cache is not None:
@@ -136,12 +145,13 @@ def run(
     chosen = [c for c in claims if select is None or select(c)]
     found = {c.id: store.get(c.id) for c in chosen} if store is not None else {}
     todo = [c.id for c in chosen if found.get(c.id) is None]
-    fresh = _evaluate_in_parallel(notes, claims, todo, jobs) if jobs > 1 else {}
+    fresh = _evaluate_in_parallel(notes, claims, todo, jobs, budget) if jobs > 1 else {}
     for claim in chosen:
+        lifecycle.raise_if_interrupted()
         verdict = found.get(claim.id) or fresh.get(claim.id)
         if verdict is None:
             verdict = engine.verdict(claim.id)
-        if store is not None and found.get(claim.id) is None:
+        if store is not None and found.get(claim.id) is None and not verdict.depends_on_time:
             store.put(verdict)
         verdicts.append(verdict)
     verdicts.sort(key=lambda v: (v.file, v.line))
@@ -153,9 +163,18 @@ PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers doe
 _COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.2}
 
 
+GRACE = 5.0  # seconds a worker may overrun the run's budget before it is killed
+
+
 def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list[str],
-                          jobs: int) -> dict[str, Verdict]:
-    """Verdicts of ``ids`` from ``jobs`` forked workers; {} when it is not worth it."""
+                          jobs: int, budget: Budget | None = None) -> dict[str, Verdict]:
+    """Verdicts of ``ids`` from ``jobs`` forked workers; {} when it is not worth it.
+
+    Workers die with the gate: they are killed when it is interrupted, when one overruns
+    the run's budget (its claims are then evaluated here, where the spent budget ends
+    them at once), and by the kernel if the gate itself is killed (PR_SET_PDEATHSIG).
+    """
+    budget = budget if budget is not None else Budget()
     import multiprocessing
 
     by_id = {c.id: c for c in claims}
@@ -185,34 +204,51 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     # fork, so it reads these).
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    lifecycle.children_die_with_parent()
     workers = []
-    for share in shares[1:]:
-        receive, send = context.Pipe(duplex=False)
-        worker = context.Process(target=_evaluate_share, args=(notes, claims, share, send))
-        worker.start()
-        send.close()
-        workers.append((worker, receive))
-    verdicts = {v.id: v for v in _verdicts(notes, claims, shares[0])}
-    for worker, receive in workers:
-        try:
-            verdicts.update((v.id, v) for v in receive.recv())
-        except (EOFError, OSError):
-            pass  # a worker that died: the parent evaluates its claims afterwards
-        worker.join()
+    try:
+        for share in shares[1:]:
+            receive, send = context.Pipe(duplex=False)
+            worker = context.Process(target=_evaluate_share,
+                                     args=(notes, claims, share, send, budget))
+            worker.start()
+            send.close()
+            workers.append((worker, receive))
+        verdicts = {v.id: v for v in _verdicts(notes, claims, shares[0], budget)}
+        for _worker, receive in workers:
+            left = budget.run_left() + GRACE
+            try:
+                if receive.poll(None if math.isinf(left) else max(left, 0.0)):
+                    verdicts.update((v.id, v) for v in receive.recv())
+            except (EOFError, OSError):
+                pass  # a worker that died: the parent evaluates its claims afterwards
+    finally:  # normally they have exited; interrupted or over budget, they are killed
+        for worker, receive in workers:
+            if worker.is_alive():
+                worker.kill()
+            worker.join()
+            receive.close()
     return verdicts
 
 
-def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str]) -> list[Verdict]:
+def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str],
+              budget: Budget | None = None) -> list[Verdict]:
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    engine = Engine(notes, claims)
+    engine = Engine(notes, claims, budget)
     return [engine.verdict(i) for i in ids]
 
 
 def _evaluate_share(notes: dict[str, Note], claims: list[Claim], ids: list[str],
-                    send: Any) -> None:
-    send.send(_verdicts(notes, claims, ids))
-    send.close()
+                    send: Any, budget: Budget | None = None) -> None:
+    """A worker: the gate handles Ctrl-C and kills it; SIGTERM ends it quietly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        send.send(_verdicts(notes, claims, ids, budget))
+        send.close()
+    except BaseException:  # noqa: BLE001 - no traceback from a worker: the gate re-evaluates
+        os._exit(1)
 
 
 def select_file(select: Callable[[Claim], bool], problem: LoadProblem) -> bool:
