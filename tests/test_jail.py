@@ -398,6 +398,26 @@ def test_claim_is_an_error_without_a_jail(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert "--trust-note-programs" in claim["message"]
 
 
+def test_a_missing_jail_is_not_cached(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Installing bubblewrap must be enough: the run after it evaluates the claim again."""
+    import tinygpt.examples.lesson1 as lesson1
+    import verifiers.modelrun as modelrun
+    from verifiers.cli import main
+
+    monkeypatch.setattr(lesson1, "_CACHE", {})
+    monkeypatch.setattr(modelrun, "_CACHE", {})
+    monkeypatch.setattr(jail, "BWRAP", str(tmp_path / "no-bwrap"))
+    monkeypatch.delenv(jail.TRUST_ENV, raising=False)
+    monkeypatch.setenv("NOTECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(REPO)
+    args = ["check", "-k", "l1-7-program and not tinygpt", "-j", "1"]
+    assert main(args) == 1
+    capsys.readouterr()
+    stored = [p for p in (tmp_path / "cache").rglob("*.json")]
+    assert all(b"jail" not in p.read_bytes() for p in stored), "an error of this machine was cached"
+
+
 def test_trust_flag_reaches_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     from verifiers.cli import build_parser
 

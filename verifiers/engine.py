@@ -27,6 +27,7 @@ from verifiers import expr as ex
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
+from verifiers.programs.jail import JailUnavailable
 from verifiers.numbers import PrintedNumber
 from verifiers.schema import Claim, HoleRef, Pin, did_you_mean
 from verifiers.verdicts import (
@@ -140,6 +141,10 @@ class Engine:
                 ev.failure = ClaimFailure(ERROR, err.message, ev.claim.line, True)
                 ev.values.clear()
                 ev.verdict = self._verdict(ev)
+            except JailUnavailable as err:  # this machine's, not the claim's: never cached
+                ev.failure = ClaimFailure(ERROR, str(err), ev.claim.line, True)
+                ev.values.clear()
+                ev.verdict = self._verdict(ev)
             except Exception as err:  # a defect of ours: one claim's error, never a traceback
                 ev.failure = ClaimFailure(ERROR, f"internal error while checking: "
                                                  f"{type(err).__name__}: {err}")
@@ -220,6 +225,8 @@ class Engine:
                 self._run(ev)
         except BudgetExceeded as err:
             ev.failure = ClaimFailure(ERROR, err.message, claim.line, True)
+        except JailUnavailable as err:  # this machine's, not the claim's: never cached
+            ev.failure = ClaimFailure(ERROR, str(err), claim.line, True)
         except ClaimFailure as failure:
             ev.failure = failure
         except ex.ExprError as err:

@@ -22,6 +22,7 @@ from mpmath import iv, mp
 
 from tinygpt.examples import load_all
 from verifiers.expr import ExprError
+from verifiers.programs.jail import JailUnavailable
 
 F64 = torch.float64
 ROUND_OFF = 1e-12  # relative slack for float64 evaluation of a small example
@@ -105,6 +106,8 @@ def _run_example(name: str, inputs: dict[str, Any], outputs: tuple[str, ...],
         radii = {k: _to_tensor(v, _radius) for k, v in inputs.items()}
     try:
         result = fn(**mids, **extra)
+    except JailUnavailable:
+        raise  # this machine's problem, not the claim's: the engine reports it uncached
     except (RuntimeError, ValueError, TypeError, IndexError, KeyError) as err:
         raise ExprError(f"model example {name!r} failed: {err}") from None
     missing = [o for o in outputs if o not in result]

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 # Moved to verifiers.files; the old name stays for callers on other branches.
-from verifiers.files import write_output as write_atomic  # noqa: F401
 from verifiers.run import RunResult
 from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, summary
 

@@ -57,8 +57,9 @@ class Verdict:
     section: str | None = None
     values: list[ValueVerdict] = field(default_factory=list)
     claim_place: Position | None = None  # set when the claim file itself is at fault
-    # Set when the outcome came from a clock (a deadline, a time budget) rather than from the
-    # claim's content: such a verdict is reported but never cached, so load cannot stick.
+    # Set when the outcome came from a clock (a deadline, a time budget) or from this machine
+    # (no jail for note programs) rather than from the claim's content: such a verdict is
+    # reported but never cached, so load or a missing package cannot stick.
     depends_on_time: bool = False
 
     @property
