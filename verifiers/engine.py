@@ -27,8 +27,8 @@ from verifiers import expr as ex
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
-from verifiers.programs.jail import JailUnavailable
 from verifiers.numbers import PrintedNumber
+from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, Pin, did_you_mean
 from verifiers.verdicts import (
     DISCREPANCY,
