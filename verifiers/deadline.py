@@ -29,6 +29,7 @@ from typing import Any
 __all__ = ["DeadlineExceeded", "can_bound", "deadline", "remaining"]
 
 _MIN_DELAY = 1e-4  # setitimer(0) would disarm: an expired deadline fires after this
+_REPEAT = 0.05  # an expired deadline fires again at this interval until its block ends
 _active: list[float] = []  # monotonic expiry of each active deadline, innermost last
 # A forked child has no timer armed (POSIX): it starts with no deadline of its own.
 os.register_at_fork(after_in_child=_active.clear)
@@ -67,18 +68,24 @@ def deadline(seconds: float) -> Iterator[None]:
     if _active:
         expiry = min(expiry, _active[-1])  # never outlive the enclosing deadline
 
+    closing = False
+
     def expire(signum: int, frame: Any) -> None:
-        raise DeadlineExceeded(seconds)
+        if not closing:
+            raise DeadlineExceeded(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
     _active.append(expiry)
-    signal.setitimer(signal.ITIMER_REAL, max(expiry - now, _MIN_DELAY))
+    # The timer repeats every _REPEAT s until the block ends: code that swallows the
+    # exception (an `except Exception` deep in SymPy) is interrupted again.
+    signal.setitimer(signal.ITIMER_REAL, max(expiry - now, _MIN_DELAY), _REPEAT)
     try:
         yield
     finally:
+        closing = True
         signal.setitimer(signal.ITIMER_REAL, 0)
         _active.pop()
         signal.signal(signal.SIGALRM, previous)
         if _active:  # re-arm the enclosing deadline with what is left of it
             signal.setitimer(signal.ITIMER_REAL,
-                             max(_active[-1] - time.monotonic(), _MIN_DELAY))
+                             max(_active[-1] - time.monotonic(), _MIN_DELAY), _REPEAT)

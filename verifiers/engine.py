@@ -290,6 +290,7 @@ class Engine:
         for ref in claim.holes:
             if not ref.formula:
                 verdict.values.append(self._value(ev, ref))
+        verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
         failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
         verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
         if failing:
