@@ -549,7 +549,7 @@ class _Parser:
                          for a in args)
         try:
             return fn(*args, evaluate=False)
-        except LatexError:
+        except (LatexError, TimeoutError):
             raise
         except Exception as exc:  # e.g. arithmetic on a Tuple
             raise LatexError(f"cannot combine these terms: {type(exc).__name__}: {exc}",
@@ -1180,6 +1180,8 @@ class _Parser:
         cls = sympy.Sum if name == "sum" else sympy.Product
         try:
             return self.node(cls(body, (index, lower, upper)))
+        except TimeoutError:
+            raise
         except Exception as exc:
             raise LatexError(f"cannot build \\{name}: {exc}", tok.col) from exc
 
@@ -1315,7 +1317,7 @@ def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, 
         raise LatexError("empty formula", 1)
     try:
         return _Parser(toks, syms, funcs, frozenset(matrices), frozenset(sets)).parse()
-    except LatexError:
+    except (LatexError, TimeoutError):  # a deadline around the reader is not our error
         raise
     except RecursionError as exc:
         raise LatexError("formula nested too deeply") from exc
@@ -1709,6 +1711,8 @@ def canonical(expr: Any) -> Any:
         return sympy.Pow(*args, evaluate=False)
     try:
         return expr.func(*args)
+    except TimeoutError:
+        raise
     except Exception:
         return expr.func(*args, evaluate=False)
 
@@ -1957,6 +1961,8 @@ def _equal(a: Any, b: Any) -> bool:
         return True
     try:
         return bool(_time_boxed(lambda: sympy.simplify(ca - cb) == 0, SIMPLIFY_SECONDS))
+    except TimeoutError:
+        raise
     except Exception:
         return False
 

@@ -132,7 +132,10 @@ def _bounded(expr: Any, values: Mapping[Any, Any]) -> None:
     try:
         check_size(expr, values)
     except LatexError as err:
-        raise _Unparsed(f"with its definitions substituted: {err.message}") from None
+        shown = sympy.sstr(expr)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise _Unparsed(f"with its definitions substituted into {shown!r}: "
+                        f"{err.message}") from None
 
 
 def function_names(claim: Claim, match: Match) -> tuple[str, ...]:
