@@ -58,6 +58,7 @@ from verifiers.matrixcalc import (
     names_to_read,
 )
 from verifiers.notes import Note
+from verifiers.pins import apply_pin
 from verifiers.schema import Claim
 from verifiers.symbolic import (
     Assumptions,
@@ -404,14 +405,12 @@ def _in_worker(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
 
 
 def _pinned(claim: Claim, value: ValueVerdict) -> ValueVerdict:
-    from verifiers.engine import Engine
-
     pin = claim.known.get(value.name)
     if pin is None or value.status not in (DISCREPANCY, VERIFIED):
         return value
     value.suggestion = value.expected
-    value.status, why = Engine._apply_pin(pin, value.printed, value.expected, value.status,
-                                          value.message)
+    value.status, why = apply_pin(pin, value.printed, value.expected, value.status,
+                                  value.message)
     value.message = f"{value.name}: {why}"
     return value
 
