@@ -20,6 +20,7 @@ from verifiers.latex import (
     LatexError,
     atoms_multiset,
     canonical,
+    check_size,
     parse_latex,
     round_trip_ok,
     split_chain,
@@ -877,3 +878,51 @@ def test_matrices_written_out_in_a_matrix_claim() -> None:
         parse_latex(src)
     with pytest.raises(LatexError, match="different lengths"):
         parse_latex("[\\begin{matrix} 1 & 0 \\\\ 1 \\end{matrix}]", matrices={"q"})
+
+
+# -- sizes: a value too large to compute is refused before anything computes it ------------
+
+
+def test_a_small_power_of_a_power_is_read_and_equals_its_value():
+    for text in ("(2^{10})^{3}", "{(2^{10})}^{3}"):
+        assert canonical(parse_latex(text)) == sympy.Integer(2) ** 30
+    assert canonical(parse_latex("0.1^{400}")) != 0  # the notes' largest power reads
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("9999^{10000}", "about 42,144 digits (limit 10,000)"),
+    ("{(9999^{10000})}^{10000}", "about 42,144 digits"),  # the inner power is already too big
+    ("{({(999^{999})}^{999})}^{999}", "digits (limit 10,000)"),
+    ("\\frac{99}{97}^{3000}", "digits (limit 10,000)"),  # numerator and denominator count
+    ("(x + y)^{101}", "degree about 101 (limit 100)"),
+    ("((x + 1)^{10})^{11}", "degree about 110"),
+    ("E [(X + Y + Z)^{3000}]", "degree about 3,000"),
+])
+def test_a_value_too_large_to_compute_is_refused(text, fragment):
+    t0 = time.monotonic()
+    with pytest.raises(LatexError, match="value too large to compute") as err:
+        parse_latex(text)
+    assert fragment in str(err.value)
+    assert err.value.col is not None  # located: the column of the '^'
+    assert time.monotonic() - t0 < 60  # a watchdog, not a speed target
+
+
+def test_the_size_estimate_follows_substitutions():
+    a = sympy.Symbol("a", real=True)  # as the reader names it
+    check_size(parse_latex("a^{99} + 1"), {a: parse_latex("99^{9}")})  # 19 * 99 digits: fine
+    with pytest.raises(LatexError, match="value too large to compute"):
+        check_size(parse_latex("a^{99} + 1"), {a: parse_latex("99^{999}")})
+    with pytest.raises(LatexError, match="degree"):
+        check_size(parse_latex("a^{50}"), {a: parse_latex("(x + 1)^{3}")})
+    check_size(parse_latex("10000^{2 i / d}"))  # a symbolic exponent expands nothing
+
+
+def test_the_round_trip_simplify_runs_under_a_deadline():
+    """_time_boxed gives up (False: not shown equal, never a pass) at its deadline."""
+    from verifiers.latex import _time_boxed
+
+    def forever():
+        while True:
+            pass
+
+    assert _time_boxed(forever, 0.05) is False

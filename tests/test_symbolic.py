@@ -360,3 +360,118 @@ def test_check_cases_proves_every_case_and_names_the_failing_one() -> None:
     bad = check_cases([(p + p * (p1 + p2 + p3), sp.Integer(0)) for p in (p1, p2, p3)],
                       ["i=1", "i=2", "i=3"], "=", probs)
     assert bad.status == "failed" and bad.counterexample["case"] == "i=1"
+
+
+# -- deadlines: a computation that runs out of time is an error, never a pass or a hang ------
+
+
+def _spin(seconds: float = 30.0) -> None:
+    end = time.monotonic() + seconds  # a generous watchdog: the deadline ends it long before
+    while time.monotonic() < end:
+        pass
+
+
+def test_a_deadline_interrupts_and_nests():
+    from verifiers.deadline import DeadlineExceeded, deadline, remaining
+
+    with pytest.raises(DeadlineExceeded, match="took longer than 0.05 s"):
+        with deadline(0.05):
+            _spin()
+    assert remaining() is None
+    # An inner deadline never outlives the outer one; when the inner block swallows the
+    # timeout, the outer one still fires as soon as the inner block ends.
+    with pytest.raises(DeadlineExceeded, match="0.1 s"):
+        with deadline(0.1):
+            try:
+                with deadline(30):
+                    assert remaining() <= 0.1
+                    _spin()
+            except TimeoutError:
+                pass  # swallowed, as `except Exception` deep in SymPy would
+            _spin()
+    # Code that swallows the exception is interrupted again until its block ends.
+    with pytest.raises(DeadlineExceeded):
+        with deadline(0.05):
+            for _ in range(3):
+                try:
+                    _spin()
+                except TimeoutError:
+                    pass
+            _spin()
+
+
+SLOW_NOTE = """第 1 章：例子
+1.1 求和
+a = 0.25, b = 0.5
+1.2 公式
+式为 E [(X + Y + Z + W)^{100}] = 1
+"""
+SLOW_CLAIM = """note: n.txt
+claims:
+  - id: slow
+    kind: symbolic
+    section: "1.2"
+    text: 式为 ⟪F⟫
+"""
+
+
+def _slow_verdict(tmp_path):
+    from tests.test_engine import project
+    from verifiers.run import run
+
+    root = project(tmp_path, SLOW_CLAIM, SLOW_NOTE)
+    (verdict,) = run(root / "notes", root / "claims").verdicts
+    return verdict
+
+
+def test_a_claim_out_of_its_budget_is_an_error_that_depends_on_time(tmp_path, monkeypatch):
+    import verifiers.symclaims as symclaims
+
+    monkeypatch.setattr(symclaims, "CLAIM_SECONDS", 0.5)
+    t0 = time.monotonic()
+    verdict = _slow_verdict(tmp_path)
+    assert time.monotonic() - t0 < 120  # a watchdog (unbounded, this runs for minutes)
+    assert verdict.status == "error" and verdict.depends_on_time
+    assert "took longer than 0.5 s" in verdict.message
+    assert verdict.where == (5, 4)  # the formula, in the note
+    bad = [v for v in verdict.values if v.status == "error"]
+    assert bad and all(v.depends_on_time for v in bad)
+
+
+def test_a_claim_off_the_main_thread_runs_bounded_in_a_worker(tmp_path, monkeypatch):
+    """SIGALRM cannot interrupt another thread: the claim runs in a forked worker instead."""
+    import threading
+
+    import verifiers.symclaims as symclaims
+
+    monkeypatch.setattr(symclaims, "CLAIM_SECONDS", 0.5)
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(_slow_verdict(tmp_path)))
+    thread.start()
+    thread.join(120)  # a watchdog
+    assert not thread.is_alive() and out
+    assert out[0].status == "error" and out[0].depends_on_time
+    assert "took longer than 0.5 s" in out[0].message
+
+
+def test_step_time_is_capped(monkeypatch):
+    from types import SimpleNamespace
+
+    import verifiers.symclaims as symclaims
+    from verifiers.deadline import deadline
+
+    assert symclaims._step_seconds(SimpleNamespace(timeout=3.0)) == 3.0
+    assert symclaims._step_seconds(SimpleNamespace(timeout=1e9)) == symclaims.MAX_STEP_SECONDS
+    with deadline(1.0):  # never more than what is left of the claim's budget
+        assert symclaims._step_seconds(SimpleNamespace(timeout=20.0)) <= 1.0
+
+
+def test_a_claim_file_cannot_ask_for_more_than_20_s_per_step(tmp_path, capsys):
+    from tests.test_engine import check, project
+    from verifiers.schema import MAX_STEP_SECONDS
+    from verifiers.symclaims import MAX_STEP_SECONDS as STEP
+
+    assert MAX_STEP_SECONDS == STEP == 20
+    claim = SLOW_CLAIM + "    timeout: 30\n"
+    code, out, data = check(project(tmp_path, claim, SLOW_NOTE), capsys)
+    assert code == 1 and "'timeout' is seconds in (0, 20]" in out

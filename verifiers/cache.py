@@ -139,6 +139,8 @@ def _value(x: Any) -> ValueVerdict:
     d = _record(x, ValueVerdict)
     if d["status"] not in (*STATUSES, GIVEN) or d["local"] not in (None, "ok", "wrong"):
         raise BadEntry("unknown value status")
+    if d["depends_on_time"] is not False:
+        raise BadEntry("a value of the clock")
     return ValueVerdict(
         name=_str(d["name"], limit=1000), printed=_str(d["printed"]),
         expected=_str(d["expected"]), status=d["status"], start=_position(d["start"]),
@@ -178,7 +180,7 @@ def depends_on_time(verdict: Verdict) -> bool:
     ``depends_on_time`` is the engine's own word; a message that says a step was cut
     off or timed out (SymPy's deadlines, the sandbox's time limit) counts too.
     """
-    if verdict.depends_on_time:
+    if verdict.depends_on_time or any(x.depends_on_time for x in verdict.values):
         return True
     texts = [verdict.message] + [t for x in verdict.values for t in (x.message, x.expected)]
     return any(_TIME_WORDS.search(t) for t in texts)

@@ -7,7 +7,13 @@ its error (a claim's budget wins over a step's time box, so a step's ``except
 TimeoutError`` cannot swallow the budget), and the timer is re-armed briefly while
 an expired deadline is still open, so an error swallowed by foreign code is raised
 again. Only the main thread of a POSIX process can be interrupted this way;
-elsewhere :func:`deadline` is a no-op and callers decide (run unbounded, or not at all).
+elsewhere :func:`deadline` is a no-op and callers decide (run in a worker, or not at
+all): :func:`can_bound` says which, :func:`remaining` how long is left.
+
+A deadline interrupts Python code only between bytecodes: a single C call
+(``int.__pow__`` of a ten-million-digit number) runs to its end first. That is
+why the readers bound the *size* of every number before it is computed
+(:mod:`verifiers.latex`, :mod:`verifiers.expr`); the deadline bounds the rest.
 """
 
 from __future__ import annotations
@@ -21,7 +27,15 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["can_bound", "deadline"]
+__all__ = ["DeadlineExceeded", "can_bound", "deadline", "remaining"]
+
+class DeadlineExceeded(TimeoutError):
+    """A :func:`deadline` of ``seconds`` ran out."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"took longer than {seconds:g} s")
+        self.seconds = seconds
+
 
 REFIRE = 0.25  # seconds between re-raises while an expired deadline is still open
 
@@ -60,6 +74,13 @@ def can_bound() -> bool:
                                                                              "setitimer")
 
 
+def remaining() -> float | None:
+    """Seconds left before the soonest open deadline expires (None: none is open)."""
+    if not _open:
+        return None
+    return max(0.0, min(d.expiry for d in _open) - time.monotonic())
+
+
 def _arm() -> None:
     if not _open:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -82,14 +103,15 @@ def _expire(signum: int, frame: Any) -> None:
 
 @contextlib.contextmanager
 def deadline(seconds: float,
-             error: Callable[[], BaseException] = TimeoutError) -> Iterator[None]:
-    """Raise ``error()`` (TimeoutError) in this (main) thread after ``seconds``; a no-op
-    elsewhere."""
+             error: Callable[[], BaseException] | None = None) -> Iterator[None]:
+    """Raise ``error()`` (default :class:`DeadlineExceeded`, a TimeoutError) in this (main)
+    thread after ``seconds``; a no-op elsewhere."""
     global _previous, _previous_hook
     if not can_bound():
         yield
         return
-    entry = _Open(time.monotonic() + max(seconds, 0.0), error)
+    entry = _Open(time.monotonic() + max(seconds, 0.0),
+                  error or (lambda: DeadlineExceeded(seconds)))
     if not _open:
         _previous = signal.signal(signal.SIGALRM, _expire)
         _previous_hook, sys.unraisablehook = sys.unraisablehook, _unraisable

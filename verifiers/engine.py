@@ -28,12 +28,12 @@ from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
 from verifiers.numbers import PrintedNumber
+from verifiers.pins import apply_pin
 from verifiers.programs.jail import JailUnavailable
-from verifiers.schema import Claim, HoleRef, Pin, did_you_mean
+from verifiers.schema import Claim, HoleRef, did_you_mean
 from verifiers.verdicts import (
     DISCREPANCY,
     ERROR,
-    FIXED,
     GIVEN,
     KNOWN,
     STALE,
@@ -377,6 +377,7 @@ class Engine:
         for ref in claim.holes:
             if not ref.formula:
                 verdict.values.append(self._value(ev, ref))
+        verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
         failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
         verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
         if failing:
@@ -443,27 +444,7 @@ class Engine:
                 vv.message += f" — {why}"
         return vv
 
-    @staticmethod
-    def _apply_pin(
-        pin: Pin, printed: str, suggestion: str | None, status: str, why: str
-    ) -> tuple[str, str]:
-        """A pin holds while the note prints ``pin.printed`` and the truth is ``pin.expected``.
-
-        Anchoring both sides means an edit of the value *or of any input that
-        feeds it* re-opens the verdict.
-        """
-        if pin.expected is None:
-            return ERROR, f"the pin needs expected: {suggestion!r} (what the note should print)"
-        if not _same_text(pin.printed, printed):
-            if status == VERIFIED:
-                return FIXED, f"pinned {pin.printed!r} changed and now verifies: remove the pin"
-            return status, why + f" (the pin for {pin.printed!r} no longer applies)"
-        if status == VERIFIED:
-            return FIXED, "pinned as known but it verifies: remove the pin"
-        if not _same_text(pin.expected, suggestion or ""):
-            return DISCREPANCY, (f"{why}; the pin expected {pin.expected!r}, but the inputs "
-                                 "now give another value (was an input edited?)")
-        return KNOWN, f"known: {pin.why}"
+    _apply_pin = staticmethod(apply_pin)  # verifiers.pins: symbolic claims pin steps too
 
     def _root_status(self, root: tuple[str, str]) -> str | None:
         """The status of the hole where an inherited error starts (local ✗, so no cycle)."""
@@ -774,10 +755,6 @@ def dependencies(claim: Claim, name: str) -> list[str]:
 
 def _base(key: str) -> str:
     return key.split("[", 1)[0]
-
-
-def _same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()) == " ".join(b.split())
 
 
 # -- rendering ------------------------------------------------------------

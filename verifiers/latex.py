@@ -96,6 +96,7 @@ __all__ = [
     "SUM_UPPER",
     "atoms_multiset",
     "canonical",
+    "check_size",
     "parse_interval",
     "parse_latex",
     "parse_limit_point",
@@ -110,6 +111,15 @@ MAX_NESTING = 40
 MAX_NODES = 2_000
 MAX_DIGITS = 40
 MAX_EVAL_EXPONENT = 10_000  # canonical() leaves number^number beyond this unevaluated
+#: A power whose exact value (numerator and denominator, or the coefficients of its
+#: expansion) would have more digits than this is refused before anything computes it:
+#: ``{(9999^{10000})}^{10000}`` has small exponents and 400 million digits.
+MAX_RESULT_DIGITS = 10_000
+#: An integer power of a non-numeric base (``(x + y)^{n}``, towers of them) beyond this
+#: degree is refused: expanding it, or taking E[·] of it, grows without bound.
+MAX_DEGREE = 100
+#: Nodes of a tree after definitions are substituted (the reader's own limit is MAX_NODES).
+MAX_TREE_NODES = 20_000
 SIMPLIFY_SECONDS = 2.0
 
 #: Upper bound of a sum written without one (``\sum_{r}``): one shared positive
@@ -395,6 +405,7 @@ class _Parser:
         self.bound: list[str] = []  # indices of the enclosing sums/products
         self.in_norm = 0
         self.in_abs = 0
+        self.sizes = _Sizes()  # memoised: each power costs only its new nodes
 
     # -- token helpers ------------------------------------------------------------
 
@@ -538,7 +549,7 @@ class _Parser:
                          for a in args)
         try:
             return fn(*args, evaluate=False)
-        except LatexError:
+        except (LatexError, TimeoutError):
             raise
         except Exception as exc:  # e.g. arithmetic on a Tuple
             raise LatexError(f"cannot combine these terms: {type(exc).__name__}: {exc}",
@@ -596,6 +607,10 @@ class _Parser:
                 exponent = self.script_arg()
                 self.check_exponent(exponent, hat)
                 base = self.node(self.build(sympy.Pow, base, exponent, col=hat.col))
+                try:  # the size of the value, before anything evaluates it
+                    self.sizes.estimate(base)
+                except LatexError as err:
+                    raise LatexError(err.message, hat.col) from None
             if self.at_op("^"):
                 raise LatexError("double superscript", self.peek().col)
         return base
@@ -1165,6 +1180,8 @@ class _Parser:
         cls = sympy.Sum if name == "sum" else sympy.Product
         try:
             return self.node(cls(body, (index, lower, upper)))
+        except TimeoutError:
+            raise
         except Exception as exc:
             raise LatexError(f"cannot build \\{name}: {exc}", tok.col) from exc
 
@@ -1300,7 +1317,7 @@ def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, 
         raise LatexError("empty formula", 1)
     try:
         return _Parser(toks, syms, funcs, frozenset(matrices), frozenset(sets)).parse()
-    except LatexError:
+    except (LatexError, TimeoutError):  # a deadline around the reader is not our error
         raise
     except RecursionError as exc:
         raise LatexError("formula nested too deeply") from exc
@@ -1694,8 +1711,138 @@ def canonical(expr: Any) -> Any:
         return sympy.Pow(*args, evaluate=False)
     try:
         return expr.func(*args)
+    except TimeoutError:
+        raise
     except Exception:
         return expr.func(*args, evaluate=False)
+
+
+# -- sizes: how big a value gets, known before it is computed ----------------------------
+
+_LOG10_2 = 0.30103
+
+
+def _int_digits(n: int) -> float:
+    return max(1.0, abs(int(n)).bit_length() * _LOG10_2)
+
+
+def _quantity(what: Any) -> str:
+    return f"{what:,.0f}" if what < 1e15 else f"{what:.1e}"
+
+
+class _Sizes:
+    """Upper bounds, without evaluating anything, on what evaluating a tree produces:
+    ``digits`` of the exact numbers (numerator and denominator together; coefficients
+    once expanded) and the polynomial ``degree`` in its symbols.
+
+    A power ``b^{n}`` has about digits(b)·|n| digits and degree degree(b)·|n|
+    (recursively, so a tower multiplies); a sum or product adds digits, a product adds
+    degrees. :meth:`estimate` raises LatexError where a power or a product goes beyond
+    MAX_RESULT_DIGITS or MAX_DEGREE, or the tree beyond MAX_TREE_NODES nodes. ``env``
+    gives the sizes of symbols about to be substituted by definitions.
+    """
+
+    def __init__(self, env: Mapping[Any, tuple[float, float]] | None = None) -> None:
+        self.env = dict(env or {})
+        self.memo: dict[Any, tuple[float, float]] = {}
+        self.nodes = 0
+
+    def estimate(self, expr: Any) -> tuple[float, float]:
+        if not isinstance(expr, sympy.Basic):
+            return 1.0, 0.0
+        known = self.memo.get(expr)
+        if known is not None:
+            return known
+        self.nodes += 1
+        if self.nodes > MAX_TREE_NODES:
+            raise LatexError(f"formula too large to compute: more than {MAX_TREE_NODES:,} "
+                             "nodes once its definitions are substituted")
+        size = self._size(expr)
+        self.memo[expr] = size
+        return size
+
+    def _size(self, expr: Any) -> tuple[float, float]:
+        if expr in self.env:
+            return self.env[expr]
+        if isinstance(expr, sympy.Integer):
+            return _int_digits(expr.p), 0.0
+        if isinstance(expr, sympy.Rational):
+            return _int_digits(expr.p) + _int_digits(expr.q), 0.0
+        if isinstance(expr, sympy.Float):  # made exact (0.665 is 133/200) for '=' steps
+            if not expr.is_finite:
+                return 1.0, 0.0
+            exact = sympy.Rational(str(expr))  # a literal: at most 40 digits
+            return _int_digits(exact.p) + _int_digits(exact.q), 0.0
+        if isinstance(expr, sympy.Symbol):
+            return 1.0, 1.0
+        if expr.is_Atom or not expr.args:  # pi, E, oo, I, an undefined function's name
+            return 1.0, 0.0
+        if isinstance(expr, sympy.Pow):
+            return self._power(expr)
+        parts = [self.estimate(a) for a in expr.args]
+        if isinstance(expr, sympy.Add):
+            return sum(p[0] for p in parts), max(p[1] for p in parts)
+        if isinstance(expr, sympy.Mul):
+            return sum(p[0] for p in parts), sum(p[1] for p in parts)
+        if isinstance(expr, (sympy.Sum, sympy.Product)):
+            return self._big(expr, parts[0])
+        digits = max(p[0] for p in parts)
+        return digits, (1.0 if any(p[1] for p in parts) else 0.0)  # exp(x), E[X]: opaque
+
+    def _big(self, expr: Any, body: tuple[float, float]) -> tuple[float, float]:
+        count = 1.0
+        for limit in expr.limits:
+            lo, hi = (limit[1], limit[2]) if len(limit) == 3 else (None, None)
+            if lo is not None and lo.is_Integer and hi.is_Integer:
+                count *= max(1, int(hi) - int(lo) + 1)
+        if isinstance(expr, sympy.Sum):
+            return body[0] + _int_digits(int(count)), body[1]
+        return self._check(body[0] * count, body[1] * count, "the product")
+
+    def _power(self, expr: Any) -> tuple[float, float]:
+        base, exp = expr.args
+        b = self.estimate(base)
+        e = self.estimate(exp)
+        bound = self._magnitude(exp, e)
+        if bound is None:  # a symbolic exponent (10000^{2i/d}): nothing is expanded
+            return max(b[0], e[0]), max(b[1], 1.0 if exp.free_symbols else 0.0)
+        magnitude, integer = bound
+        digits = b[0] * max(magnitude, 1.0)
+        degree = b[1] * magnitude if integer else b[1]  # x^{1/2} is not expanded
+        return self._check(digits, degree, "the power")
+
+    def _magnitude(self, exp: Any, size: tuple[float, float]) -> tuple[float, bool] | None:
+        """(an upper bound on |exponent|, may it be an integer) when the exponent is a
+        number once evaluated; None when it is symbolic."""
+        if isinstance(exp, sympy.Rational | sympy.Float):
+            return float(abs(exp)), bool(exp.is_Integer)
+        if size[1] or any(s not in self.env for s in exp.free_symbols):
+            return None
+        if size[0] <= 30 and not exp.free_symbols:  # small: its value is cheap and exact
+            value = canonical(exp)
+            if isinstance(value, sympy.Rational | sympy.Float):
+                return float(abs(value)), bool(value.is_Integer)
+        return 10.0 ** min(size[0], 300.0), True  # a number of that many digits at most
+
+    def _check(self, digits: float, degree: float, what: str) -> tuple[float, float]:
+        if digits > MAX_RESULT_DIGITS:
+            raise LatexError(f"value too large to compute: {what} would have about "
+                             f"{_quantity(digits)} digits (limit {MAX_RESULT_DIGITS:,})")
+        if degree > MAX_DEGREE:
+            raise LatexError(f"value too large to compute: {what} has degree about "
+                             f"{_quantity(degree)} (limit {MAX_DEGREE})")
+        return digits, degree
+
+
+def check_size(expr: Any, env: Mapping[Any, Any] | None = None) -> None:
+    """Refuse (LatexError) a tree whose evaluation would produce a number beyond
+    MAX_RESULT_DIGITS digits, a polynomial beyond MAX_DEGREE, or more than
+    MAX_TREE_NODES nodes -- before anything computes it. ``env`` maps symbols to the
+    trees that will be substituted for them (``define:``), so ``a^{1000}`` with
+    ``a = 99^{99}`` is refused before ``subs`` evaluates it."""
+    inner = _Sizes()
+    sizes = {sym: inner.estimate(value) for sym, value in (env or {}).items()}
+    _Sizes(sizes).estimate(expr)
 
 
 def atoms_multiset(source: str, *, functions: Collection[str] = (),
@@ -1814,6 +1961,8 @@ def _equal(a: Any, b: Any) -> bool:
         return True
     try:
         return bool(_time_boxed(lambda: sympy.simplify(ca - cb) == 0, SIMPLIFY_SECONDS))
+    except TimeoutError:
+        raise
     except Exception:
         return False
 

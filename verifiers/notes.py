@@ -331,7 +331,11 @@ def _scan_literals(text: str, regions: list[tuple[int, int]]) -> list[Literal]:
             if _is_name_part(text, num_start, lo) or in_subscript(num_start):
                 continue
             literal_text = text[start:end]
-            literals.append(Literal(literal_text, start, end, parse_printed(literal_text)))
+            try:
+                printed = parse_printed(literal_text)
+            except ValueError:  # 1e999999999: too large to read; a hole on it says so
+                continue
+            literals.append(Literal(literal_text, start, end, printed))
     return literals
 
 

@@ -66,6 +66,8 @@ _PARTS_RE = re.compile(
     r"|[eE](?P<eexp>[+\-−]?\d+)"
     r"|(?P<pct>%)|(?P<mag>万亿|万|亿))?)"
 )
+#: The largest power of ten a printed number may carry (the notes print 10^{-400}).
+MAX_EXPONENT = 10_000
 _MAGNITUDE = {"万": 10**4, "亿": 10**8, "万亿": 10**12}
 
 
@@ -112,6 +114,9 @@ def parse_printed(text: str) -> PrintedNumber:
         texp = m["texp"] or m["texp2"] or m["eexp"]
         if texp is not None:
             exponent = _exp(texp)
+    if abs(exponent) > MAX_EXPONENT:  # 1e999999999 would build a billion-digit integer
+        raise ValueError(f"not a printed number: {text!r}: exponent beyond ±{MAX_EXPONENT:,} "
+                         "(value too large to compute)")
     scale = Fraction(10) ** exponent
     half_unit = Fraction(1, 2 * 10**decimals) * scale
     value = mantissa * scale

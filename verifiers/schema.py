@@ -26,6 +26,9 @@ CLAIM_KEYS = (
     "params",
 )
 RESTATE_KEYS = ("as", "reason")
+#: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
+#: a claim's steps together also stay within symclaims.CLAIM_SECONDS).
+MAX_STEP_SECONDS = 20
 SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate")
 ASSUME_KEYS = ("real", "positive", "nonzero", "integer", "sum_to_one", "one_hot", "independent",
                "zero_mean", "unit_variance")
@@ -510,8 +513,9 @@ class _FileValidator:
                 claim.define[key] = value.value
         if timeout is not None:
             if isinstance(timeout.value, bool) or not isinstance(timeout.value, (int, float)) \
-                    or not 0 < timeout.value <= 30:
-                self.problem(timeout.line, timeout.col, "'timeout' is seconds in (0, 30]", claim)
+                    or not 0 < timeout.value <= MAX_STEP_SECONDS:
+                self.problem(timeout.line, timeout.col,
+                             f"'timeout' is seconds in (0, {MAX_STEP_SECONDS:g}]", claim)
             else:
                 claim.timeout = float(timeout.value)
 

@@ -16,12 +16,14 @@ import contextvars
 import dataclasses
 import itertools
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
 import sympy
 from sympy.core.function import AppliedUndef
 
+from verifiers.deadline import DeadlineExceeded, can_bound, deadline, remaining
 from verifiers.holes import Match
 from verifiers.indices import (
     IndexError_,
@@ -36,6 +38,7 @@ from verifiers.latex import (
     SUM_UPPER,
     LatexError,
     canonical,
+    check_size,
     parse_interval,
     parse_latex,
     parse_limit_point,
@@ -55,6 +58,7 @@ from verifiers.matrixcalc import (
     names_to_read,
 )
 from verifiers.notes import Note
+from verifiers.pins import apply_pin
 from verifiers.schema import Claim
 from verifiers.symbolic import (
     Assumptions,
@@ -65,11 +69,19 @@ from verifiers.symbolic import (
     expectation,
     limit_check,
     moment,
+    run_streaming,
     variance,
 )
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
+
+#: What a claim file may ask for: ``timeout:`` is SymPy's time per step, at most this...
+MAX_STEP_SECONDS = 20.0  # the schema refuses more (schema.MAX_STEP_SECONDS)
+#: ...and all the symbolic work of one claim (reading, substituting, every step, the
+#: numeric evidence) runs under this budget; a claim that exceeds it is an ``error``
+#: that depends on time (never cached), located at the formula being checked.
+CLAIM_SECONDS = 60.0
 
 
 class _Unparsed(Exception):
@@ -113,6 +125,18 @@ def _parse(text: str, functions: tuple[str, ...] = (), matrices: frozenset[str] 
     if not round_trip_ok(text, expr, names, functions=functions, matrices=matrices):
         raise _Unparsed(f"{text!r} does not read back as written (parsed as {expr})")
     return expr
+
+
+def _bounded(expr: Any, values: Mapping[Any, Any]) -> None:
+    """Refuse a substitution whose result would be too large to compute (see
+    :func:`verifiers.latex.check_size`) before ``subs`` evaluates it."""
+    try:
+        check_size(expr, values)
+    except LatexError as err:
+        shown = sympy.sstr(expr)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise _Unparsed(f"with its definitions substituted into {shown!r}: "
+                        f"{err.message}") from None
 
 
 def function_names(claim: Claim, match: Match) -> tuple[str, ...]:
@@ -227,6 +251,7 @@ class Definitions:
                 expr = expr.replace(
                     lambda x, name=name: isinstance(x, AppliedUndef) and x.func.__name__ == name,
                     lambda x, params=params, body=body: self._call(params, body, x))
+            _bounded(expr, self.symbols)  # subs evaluates: a^{1000}, a = 99^{99}
             expr = expr.subs(self.symbols)
             for lhs, rhs in self.patterns.items():
                 expr = expr.xreplace({lhs: rhs})
@@ -242,7 +267,9 @@ class Definitions:
         if len(params) != len(call.args):
             return call
         if all(isinstance(p, sympy.Symbol) for p in params):
-            return body.subs(dict(zip(params, call.args, strict=True)))
+            values = dict(zip(params, call.args, strict=True))
+            _bounded(body, values)
+            return body.subs(values)
         values: dict[Any, Any] = {}
         for param, arg in zip(params, call.args, strict=True):
             param = param.xreplace(values)
@@ -284,34 +311,114 @@ class Definitions:
         return True
 
 
+def _step_seconds(claim: Claim) -> float:
+    """SymPy's time for one step: the claim's ``timeout:`` (at most MAX_STEP_SECONDS),
+    and never more than what is left of the claim's budget."""
+    seconds = min(claim.timeout, MAX_STEP_SECONDS)
+    left = remaining()
+    return seconds if left is None else max(min(seconds, left), 0.01)
+
+
 def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
     """One value per relation of every formula hole that is not a definition.
 
     A wrong step may be pinned like a wrong number: ``known: {G.step2: {printed:
     "<the step as printed>", expected: failed, why: ...}}``.
+
+    Everything runs under the claim's budget (CLAIM_SECONDS): in this process when a
+    deadline can interrupt it (the main thread), else in a forked worker that is killed
+    at the budget. Running out is an ``error`` with ``depends_on_time``, never a pass.
     """
+    if not can_bound():
+        return _in_worker(claim, match, note)
     token = _NAMES.set(declared_names(claim))
+    values: list[ValueVerdict] = []
+    progress = _Progress(claim, match)
     try:
-        return [_pinned(claim, v) for v in _values(claim, match, note)]
+        with deadline(CLAIM_SECONDS):
+            values = _values(claim, match, note, values, progress)
+            values = [_pinned(claim, v) for v in values]
+    except DeadlineExceeded:
+        return [_pinned(claim, v) for v in values] + [progress.out_of_time(note)]
     finally:
         _NAMES.reset(token)
+    if progress.elapsed() >= CLAIM_SECONDS:  # the deadline hit code that swallowed it
+        values.append(progress.out_of_time(note))
+    return values
+
+
+class _Progress:
+    """Which formula hole is being checked, to locate a deadline hit."""
+
+    def __init__(self, claim: Claim, match: Match) -> None:
+        self.start = time.monotonic()
+        first = next(iter(claim.formulas), None)
+        self.name = first or "formula"
+        self.printed = match.formulas[first] if first is not None else None
+        self.match = match
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def at(self, name: str, printed: Any) -> None:
+        self.name, self.printed = name, printed
+
+    def out_of_time(self, note: Note) -> ValueVerdict:
+        message = (f"symbolic checking took longer than {CLAIM_SECONDS:g} s (the claim's "
+                   f"budget; stopped after {self.elapsed():.0f} s)")
+        return _timed_out(note, self.printed, self.match, self.name, message)
+
+
+def _timed_out(note: Note, printed: Any, match: Match, name: str, message: str
+               ) -> ValueVerdict:
+    if printed is None:
+        value = ValueVerdict(name=name, printed="", expected="timeout", status=ERROR,
+                             start=note.position(match.start), end=note.position(match.end),
+                             message=f"{name}: {message}")
+    else:
+        value = _value(note, printed, name, printed.text, ERROR, "timeout", message)
+    value.depends_on_time = True
+    return value
+
+
+def _job_formulas(claim: Claim, match: Match, note: Note) -> Any:
+    yield check_formulas(claim, match, note)  # in the worker: the main thread, bounded
+
+
+def _in_worker(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
+    """check_formulas from a thread SIGALRM cannot interrupt: in a forked process (whose
+    only thread is its main thread), killed a little after the claim's budget."""
+    items, finished = run_streaming(_job_formulas, (claim, match, note), CLAIM_SECONDS + 5)
+    if items and isinstance(items[0], list):
+        return items[0]
+    first = next(iter(claim.formulas), None)
+    printed = match.formulas[first] if first is not None else None
+    if not finished:
+        return [_timed_out(note, printed, match, first or "formula",
+                           f"symbolic checking took longer than {CLAIM_SECONDS:g} s "
+                           "(the claim's budget, in a worker process)")]
+    detail = items[0][1] if items else "the worker returned nothing"
+    value = _timed_out(note, printed, match, first or "formula",
+                       f"symbolic checking failed in its worker process: {detail}")
+    value.depends_on_time = False
+    return [value]
 
 
 def _pinned(claim: Claim, value: ValueVerdict) -> ValueVerdict:
-    from verifiers.engine import Engine
-
     pin = claim.known.get(value.name)
     if pin is None or value.status not in (DISCREPANCY, VERIFIED):
         return value
     value.suggestion = value.expected
-    value.status, why = Engine._apply_pin(pin, value.printed, value.expected, value.status,
-                                          value.message)
+    value.status, why = apply_pin(pin, value.printed, value.expected, value.status,
+                                  value.message)
     value.message = f"{value.name}: {why}"
     return value
 
 
-def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
-    values: list[ValueVerdict] = []
+def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
+            progress: _Progress) -> list[ValueVerdict]:
+    """The values of :func:`check_formulas`, appended to ``values`` as they are decided
+    (so that a deadline hit keeps those already decided)."""
     try:
         subs = Definitions(claim, match)
     except _RestatedReadable as err:
@@ -337,6 +444,7 @@ def _values(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
         previous = (side, restated) if (side := _last_side(own)) is not None else None
         if name in defined:
             continue
+        progress.at(name, printed)
         if restated is not None and _reads(printed.text, subs):
             values.append(_value(note, printed, name, printed.text, ERROR, "",
                                  "restate: the note's formula reads as written; check it "
@@ -418,9 +526,10 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
             lhs, rhs = _exact(lhs), _exact(rhs)
         try:
             if relation == "\\in" or lhs.has(sympy.Limit) or rhs.has(sympy.Limit):
-                steps.append(_bound_or_limit(lhs, rhs, relation, assume, claim.timeout, k + 1))
+                steps.append(_bound_or_limit(lhs, rhs, relation, assume,
+                                             _step_seconds(claim), k + 1))
             else:
-                steps.append(check_step(lhs, rhs, relation, assume, claim.timeout,
+                steps.append(check_step(lhs, rhs, relation, assume, _step_seconds(claim),
                                         tolerance=tolerance, index=k + 1))
         except ValueError as err:  # e.g. a relation we do not check (\to, \ne)
             return [_value(note, printed, label, " ".join(chain), ERROR, "", str(err))]
@@ -504,7 +613,7 @@ def _check_matrix_chain(claim: Claim, note: Note, printed: Any, label: str, side
             continue
         bad = [e for e in explicit[k - 1:k + 1] if isinstance(e, ShapeError)]
         status, detail = (FAILED, str(bad[0])) if bad else compare_entries(
-            explicit[k - 1], explicit[k], claim.timeout)
+            explicit[k - 1], explicit[k], _step_seconds(claim))
         if status == PROVED:
             values.append(_value(note, printed, f"{label}.step{k}", text, VERIFIED, "proved",
                                  f"step {k}: proved entry by entry ({sizes})"))
@@ -604,6 +713,7 @@ def _value(note: Note, printed: Any, name: str, text: str, status: str, expected
         name=name, printed=text, expected=expected, status=status,
         start=note.position(printed.start), end=note.position(printed.end),
         message=f"{name}: {message}", suggestion=None,
+        depends_on_time=status == ERROR and expected == TIMEOUT,  # a step cut off
     )
 
 
@@ -797,7 +907,7 @@ def _check_limit(claim: Claim, note: Note, printed: Any, label: str, sides: list
     lhs = primes(subs.apply(_parse(sides[0], subs.functions)), claim.functions)
     lhs = _link_indexed(lhs).xreplace(hyp.signs)
     target = _link_indexed(subs.apply(_parse(sides[1], subs.functions)))
-    step = limit_check(lhs, var, point, target, direction, assumptions(claim), claim.timeout)
+    step = limit_check(lhs, var, point, target, direction, assumptions(claim), _step_seconds(claim))
     value = _step_value(note, printed, label, sides, relations, step)
     if step.passed:
         side = "" if direction == "+-" or not point.is_finite else direction
@@ -851,7 +961,7 @@ def _check_indexed(claim: Claim, note: Note, printed: Any, label: str, sides: li
             pairs += [(_exact(a), _exact(b)) for a, b, _ in found]
             names += [case + where for _, _, where in found]
         try:
-            step = check_cases(pairs, names, relation, assumptions(claim), claim.timeout,
+            step = check_cases(pairs, names, relation, assumptions(claim), _step_seconds(claim),
                                index=k + 1, shown=(sides[k], sides[k + 1]))
         except ValueError as err:
             return [_value(note, printed, label, text, ERROR, "", str(err))]
@@ -914,7 +1024,7 @@ def _check_small(claim: Claim, note: Note, printed: Any, label: str, sides: list
             parts = [values(diff.subs(eta, 0)), values(sympy.diff(diff, eta).subs(eta, 0))]
         else:
             parts = [values(diff)]
-        steps = [check_step(p, sympy.Integer(0), "=", assumptions(claim), claim.timeout,
+        steps = [check_step(p, sympy.Integer(0), "=", assumptions(claim), _step_seconds(claim),
                             index=k + 1) for p in parts]
         bad = next((st for st in steps if not st.passed), None)
         step = bad or next((st for st in steps if st.status == "numeric"), steps[0])
@@ -1085,7 +1195,7 @@ def _check_first_order(claim: Claim, note: Note, printed: Any, label: str, sides
             return (e.subs(var, 0) + t * sympy.diff(e, var).subs(var, 0)).doit()
 
         left, right = _unknowns(jet(lhs), jet(rhs))
-        step = check_step(left, right, "=", assumptions(claim), claim.timeout, index=k + 1)
+        step = check_step(left, right, "=", assumptions(claim), _step_seconds(claim), index=k + 1)
         value = _step_value(note, printed, label, sides, relations, step)
         value.message += f" (to first order in {var}: value and derivative at {var} = 0)"
         values.append(value)

@@ -37,6 +37,7 @@ class ValueVerdict:
     local: str | None = None  # "wrong" when this step's own arithmetic is wrong, else "ok"
     root_cause: str | None = None
     restated: str | None = None  # symbolic: the claim's restatement checked instead of the note
+    depends_on_time: bool = False  # the outcome came from a clock (a deadline was hit)
 
 
 @dataclass
