@@ -24,8 +24,22 @@ def _load(path: Path):
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def test_the_workflow_gates_pull_requests_on_notes_and_claims() -> None:
-    flow = _load(REPO / ".github" / "workflows" / "notecheck.yml")
+def _init(tmp_path: Path) -> Path:
+    from verifiers.cli import main
+
+    assert main(["init", str(tmp_path / "repo")]) == 0
+    return tmp_path / "repo"
+
+
+@pytest.fixture(params=["this repository", "notecheck init"])
+def workflow_file(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    if request.param == "this repository":
+        return REPO / ".github" / "workflows" / "notecheck.yml"
+    return _init(tmp_path) / ".github" / "workflows" / "notecheck.yml"
+
+
+def test_the_workflow_gates_pull_requests_on_notes_and_claims(workflow_file: Path) -> None:
+    flow = _load(workflow_file)
     # YAML 1.1 reads the key `on` as True
     trigger = flow.get("on", flow.get(True))
     assert set(trigger["pull_request"]["paths"]) >= {"notes/**", "claims/**"}
@@ -54,6 +68,34 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                    env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
                         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def test_init_writes_the_hook_this_repository_defines(tmp_path: Path) -> None:
+    from verifiers.init_repo import HOOK
+
+    assert _load(REPO / ".pre-commit-hooks.yaml") == [{**HOOK, "description": (
+        "Check the claims that the staged and unstaged edits of notes or claims touch.")}]
+    repo = _init(tmp_path)
+    (local,) = _load(repo / ".pre-commit-config.yaml")["repos"]
+    assert local["repo"] == "local" and local["hooks"] == [HOOK]
+    assert 'notes = "notes"' in (repo / "pyproject.toml").read_text(encoding="utf-8")
+    assert (repo / "notes").is_dir() and (repo / "claims").is_dir()
+
+
+def test_init_keeps_what_exists(tmp_path: Path) -> None:
+    from verifiers.cli import main
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "mine"\n', encoding="utf-8")
+    (repo / ".pre-commit-config.yaml").write_text("repos: []\n", encoding="utf-8")
+    assert main(["init", str(repo), "--source", "https://example.org/notecheck.git"]) == 0
+    assert main(["init", str(repo)]) == 0  # twice: harmless
+    text = (repo / "pyproject.toml").read_text(encoding="utf-8")
+    assert text.startswith('[project]\nname = "mine"\n') and text.count("[tool.notecheck]") == 1
+    assert (repo / ".pre-commit-config.yaml").read_text(encoding="utf-8") == "repos: []\n"
+    flow = (repo / ".github" / "workflows" / "notecheck.yml").read_text(encoding="utf-8")
+    assert "notecheck @ git+https://example.org/notecheck.git@main" in flow
 
 
 def _hook_entry() -> list[str]:

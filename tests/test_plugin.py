@@ -76,6 +76,20 @@ def test_plugin_is_silent_without_its_table(pytester: pytest.Pytester) -> None:
     assert "collected 0 items" in result.stdout.str()
 
 
+def test_options_point_at_a_notes_folder_without_a_table(pytester: pytest.Pytester) -> None:
+    """A notes repository needs no pyproject.toml: the folders come as options or ini keys."""
+    make(pytester, "[tool.other]\nx = 1\n")
+    (pytester.path / "notes").rename(pytester.path / "lessons")
+    (pytester.path / "claims").rename(pytester.path / "checks")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--notecheck-notes",
+                                           "lessons", "--notecheck-claims", "checks", "checks")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    assert "n.txt:4:20: discrepancy" in result.stdout.str()
+    pytester.makeini("[pytest]\nnotecheck_notes = lessons\nnotecheck_claims = checks\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "checks")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+
+
 def test_arithmetic_run_imports_neither_torch_nor_sympy(tmp_path) -> None:
     """Arithmetic claims (here: the arithmetic claim files of two notes) start fast."""
     import shutil

@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import asdict, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from verifiers.files import CACHE_CAP, read_regular, write_output
+from verifiers.files import CACHE_CAP, cache_home, read_regular, write_output
 from verifiers.notes import Note
 from verifiers.schema import KINDS, Claim
 from verifiers.verdicts import (
@@ -324,9 +323,5 @@ class VerdictCache:
 
     @staticmethod
     def default_folder() -> Path:
-        """``$NOTECHECK_CACHE``, else the user's cache folder -- never the checkout, where a
-        pull request could add entries that claim a verdict."""
-        if os.environ.get("NOTECHECK_CACHE"):
-            return Path(os.environ["NOTECHECK_CACHE"])
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        return Path(base) / "notecheck"
+        """``$NOTECHECK_CACHE``, else the user's cache folder (:func:`files.cache_home`)."""
+        return cache_home()

@@ -85,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
     report.add_argument("--out", type=Path, default=Path("reports/index.html"),
                         help="write the HTML here (atomically)")
+    setup = commands.add_parser("init", help="set up a notes repository (folders, the "
+                                "[tool.notecheck] table, pre-commit hook, CI workflow)")
+    setup.add_argument("dir", nargs="?", type=Path, default=Path("."),
+                       help="the repository folder (default: here)")
+    setup.add_argument("--source", help="git URL of notecheck, for the hook and the workflow "
+                                        "(default: a local hook, pip install notecheck)")
+    setup.add_argument("--rev", default="main", help="the revision of --source (default: main)")
     for sub in (check, fix, report):
         sub.add_argument("--trust-note-programs", action="store_true",
                          help="run programs printed in notes even where no jail (bubblewrap) "
@@ -281,8 +288,18 @@ def report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def init(args: argparse.Namespace) -> int:
+    """Set up a notes repository; existing files are kept, never overwritten."""
+    from verifiers.init_repo import init as set_up
+
+    for done in set_up(args.dir, args.source, args.rev):
+        print(printable(f"{done.action} {done.path}"))
+    print("next: put notes in notes/, then `notecheck scaffold NOTE`, `notecheck check`")
+    return EXIT_OK
+
+
 COMMANDS = {"check": check, "coverage": coverage, "fix": fix, "scaffold": scaffold,
-            "report": report}
+            "report": report, "init": init}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,6 +51,16 @@ INPUT_CAP = 5 * 1024 * 1024  # notes and claim files: the largest real note is 1
 CACHE_CAP = 1024 * 1024  # one verdict cache entry
 
 
+def cache_home() -> Path:
+    """``$NOTECHECK_CACHE``, else the user's cache folder (``$XDG_CACHE_HOME/notecheck``):
+    where notecheck keeps state between runs -- never the checkout, where a pull request
+    could add entries that claim a verdict, nor the user's working directory."""
+    if os.environ.get("NOTECHECK_CACHE"):
+        return Path(os.environ["NOTECHECK_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "notecheck"
+
+
 def _kind(mode: int) -> str | None:
     """What a non-regular file is, in words; None for a regular file."""
     if stat.S_ISREG(mode):

@@ -1,8 +1,9 @@
 """pytest plugin: every claim in ``claims/`` is a test item named by its id.
 
-Registered through the ``pytest11`` entry point; it acts only in a project
-whose ``pyproject.toml`` has a ``[tool.notecheck]`` table (``notes`` and
-``claims`` folders), and stays silent everywhere else. Notes and claims are
+Registered through the ``pytest11`` entry point; it acts only where it is told
+where the notes and claims are (``--notecheck-notes``/``--notecheck-claims``, the
+ini keys ``notecheck_notes``/``notecheck_claims``, or a ``[tool.notecheck]`` table
+in ``pyproject.toml``), and stays silent everywhere else. Notes and claims are
 loaded once per process and each item evaluates its own claim (and what it
 uses), so pytest-xdist splits the claims across workers with the same
 verdicts. A failure reads like the domain (note line, printed vs expected,
@@ -72,13 +73,31 @@ class _Settings:
 
 
 def _settings(config: pytest.Config) -> _Settings | None:
-    pyproject = Path(config.rootpath) / "pyproject.toml"
-    try:
-        table = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["notecheck"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return None
+    """Where the notes and claims are: the command-line options (relative to where pytest
+    was started), else the ini keys, else ``[tool.notecheck]`` in pyproject.toml (both
+    relative to the rootdir). With none of them the plugin stays silent."""
     root = Path(config.rootpath)
-    return _Settings(root, root / table.get("notes", "notes"), root / table.get("claims", "claims"))
+    here = Path(config.invocation_params.dir)
+    table: dict[str, Any] = {}
+    try:
+        pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
+        table = tomllib.loads(pyproject)["tool"]["notecheck"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        table = {}
+
+    def folder(kind: str) -> Path | None:
+        option = config.getoption(f"notecheck_{kind}", None)
+        if option:
+            return here / option
+        ini = config.getini(f"notecheck_{kind}")
+        if ini:
+            return root / ini
+        return root / table[kind] if kind in table else None
+
+    notes, claims = folder("notes"), folder("claims")
+    if notes is None and claims is None and not table:
+        return None
+    return _Settings(root, notes or root / "notes", claims or root / "claims")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -88,6 +107,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--notecheck-changed-since", metavar="REV", default=None,
                     help="run only the claims the changes since REV touch (git diff), "
                          "as notecheck check --changed-since")
+    group.addoption("--notecheck-notes", metavar="DIR", default=None,
+                    help="the notes folder (default: [tool.notecheck] notes, or ini "
+                         "notecheck_notes)")
+    group.addoption("--notecheck-claims", metavar="DIR", default=None,
+                    help="the claims folder (default: [tool.notecheck] claims, or ini "
+                         "notecheck_claims); pass it as a path to collect too")
+    parser.addini("notecheck_notes", "notecheck: the notes folder, relative to the rootdir")
+    parser.addini("notecheck_claims", "notecheck: the claims folder, relative to the rootdir")
     group.addoption("--notecheck-trust-note-programs", action="store_true", default=False,
                     help="run programs printed in notes even where no jail (bubblewrap) "
                          "exists: only for notes you trust")
@@ -122,8 +149,8 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["NOTECHECK_TRUST_NOTE_PROGRAMS"] = "1"
     config.stash[_KEY] = _settings(config)
     if config.getoption("notecheck_report", None) and config.stash[_KEY] is None:
-        raise pytest.UsageError("--notecheck-report needs a [tool.notecheck] table in "
-                                "pyproject.toml")
+        raise pytest.UsageError("--notecheck-report needs --notecheck-notes/--notecheck-claims "
+                                "or a [tool.notecheck] table in pyproject.toml")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

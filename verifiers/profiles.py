@@ -61,7 +61,14 @@ def register() -> None:
     if _registered:
         return
     from hypothesis import HealthCheck, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
 
+    from verifiers.files import cache_home
+
+    # The example database of the 'dev' profile (a failure found once is replayed) lives
+    # beside the verdict cache, not as a `.hypothesis/` folder in the user's working
+    # directory. The 'ci' profile keeps no database at all.
+    set_hypothesis_home_dir(str(cache_home() / "hypothesis"))
     quiet_checks = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
     settings.register_profile(
         "ci", derandomize=True, database=None, deadline=None, max_examples=EXAMPLES["ci"],
