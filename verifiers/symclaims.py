@@ -169,6 +169,7 @@ class Definitions:
         self.patterns: dict[Any, Any] = {}  # q \cdot k = …: a left side that is no name
         self.givens: dict[Any, Any] = {}  # E [X] = 2: the mean mu_X of a random variable
         self.restated: list[str] = []  # definitions the claim restates, with the reason
+        self.mismatches: dict[str, str] = {}  # restated hole -> how the note's formula differs
         self.integers = frozenset(claim.assume.get("integer", ()))  # PE(pos, 2i): i integer
         self.hypotheses = Hypotheses()  # i ≠ j, T → 0⁺, z_j - z_k < 0, (e_i)_m = …
         for name, hole in claim.define.items():
@@ -227,6 +228,9 @@ class Definitions:
             note = f"{restated.text} (restated: {restated.reason})"
             if note not in self.restated:
                 self.restated.append(note)
+            differs = restatement_differs(text, restated.text, self)
+            if differs is not None:
+                self.mismatches[hole] = differs
             text = restated.text
         chains = split_chains(text)
         for chain in chains:
@@ -427,6 +431,10 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
     except (_Unparsed, LatexError, ValueError) as err:
         first = match.formulas[next(iter(claim.define.values()))]
         return [_value(note, first, "define", first.text, UNPARSED, "", str(err))]
+    for hole, differs in subs.mismatches.items():
+        printed = match.formulas[hole]
+        values.append(_value(note, printed, hole, printed.text, DISCREPANCY, "the restatement",
+                             f"restate: {differs}"))
     defined = set(claim.define.values())
     # A formula hole opening with `=` continues the last side of the hole before it, and so
     # does one that the quote joins to it with a bare `=` (⟪Q⟫ = ⟪P⟫: one chain in two holes).
@@ -450,6 +458,10 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
                                  "restate: the note's formula reads as written; check it "
                                  "instead of the restatement (remove 'restate')"))
             continue
+        if restated is not None and (differs := restatement_differs(printed.text, restated.text,
+                                                                    subs)) is not None:
+            values.append(_value(note, printed, name, printed.text, DISCREPANCY,
+                                 "the restatement", f"restate: {differs}"))
         source = own
         if last is not None and (joiner or _CONTINUES.match(source)):
             source = f"{last[0]} {joiner} {source}"  # "= E [X^{2}] + …" goes on from above
@@ -473,6 +485,43 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         for value in values:
             value.message += f" [with the definition {given}]"
     return values
+
+
+_WORDS = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # CJK text and punctuation: words
+
+
+def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str | None:
+    """How a restatement fails to cover the note's own formula, or None.
+
+    A restatement (``restate:`` with a reason) is checked instead of the note's text, so an
+    edit of the note would never be seen. Where the note's text is a formula (no words), every
+    side of it that the reader reads as printed (``γ_{r} \\frac{x_{r} - μ}{\\sqrt{v + ε}} +
+    β_{r}`` of ``LN (x)_{r} = …``, whose left side it cannot read) must be, structurally, a
+    side of the restatement: the restatement may rename what the reader cannot read, never
+    change what it can. A side that is one name may be written out (an instance), and a note
+    that states the formula in words has nothing to compare.
+    """
+    if _WORDS.search(note_text):
+        return None
+    try:
+        note_chains = split_chains(note_text)
+        ours = [_parse(side, subs.functions, subs.matrices)
+                for chain in split_chains(restated) for side in chain[0::2]]
+    except (_Unparsed, LatexError, ValueError):
+        return None
+    for chain in note_chains:
+        for side in chain[0::2]:
+            try:
+                expr = _parse(side, subs.functions, subs.matrices)
+            except (_Unparsed, LatexError, ValueError):
+                continue  # what the restatement is there for
+            if expr.is_Atom:
+                continue  # a name (E̅_{w, :}): an instance may write it out entry by entry
+            if not any(expr == other for other in ours):
+                return (f"the note's formula {side!r} is not in the restatement "
+                        f"{restated!r}: the note's text changed, or the restatement "
+                        "does not say what the note says")
+    return None
 
 
 def _reads(text: str, subs: Definitions) -> bool:
