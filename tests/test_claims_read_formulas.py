@@ -305,3 +305,41 @@ def test_baseline_only_shrinks() -> None:
 def test_property_claims_read_formulas_not_quote_them() -> None:
     bad = {k: v for k, v in _violations().items() if v[0] == "property"}
     assert not bad, "property claims quote formula text outside a hole:\n" + _report(bad)
+
+
+# ---------------------------------------------------------------- edits of read formulas
+
+# Edits of formulas that no claim read before (4.9, 13.8) and of a restated one (LayerNorm,
+# restated because the reader cannot read LN (x)_{r}): each is a discrepancy at its line.
+EDITS = [
+    ("aat-s-15-5-layernorm-backward",
+     r"\frac{x_{r} - μ}{\sqrt{v + ε}} + β_{r} .", r"\frac{x_{r} - μ}{v + ε} + β_{r} .", 2888),
+    ("aat-s-4-9-softmax-derivative",
+     "= a_{j} (δ_{j k} - a_{k}) .", "= a_{j} (δ_{j k} + a_{k}) .", 750),
+    ("aat-s-13-8-two-softmax-derivative",
+     r"\frac{\partial c}{\partial s_{1}} = - a c",
+     r"\frac{\partial c}{\partial s_{1}} = a c", 2675),
+]
+
+
+@pytest.mark.parametrize(("cid", "find", "replace", "line"), EDITS, ids=[e[0] for e in EDITS])
+def test_an_edited_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str, replace: str,
+                                             line: int) -> None:
+    from verifiers.run import run
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for p in (ROOT / "notes").iterdir():
+        notes.joinpath(p.name).write_bytes(p.read_bytes())
+    note = notes / "architecture-and-training.txt"
+    text = note.read_text(encoding="utf-8")
+    assert text.count(find) == 1
+    for edited in (False, True):
+        if edited:
+            note.write_text(text.replace(find, replace), encoding="utf-8")
+        (verdict,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
+        if not edited:
+            assert verdict.status == "verified", verdict.message
+            continue
+        assert verdict.status == "discrepancy", verdict.message
+        assert any(v.status == "discrepancy" and v.start[0] == line for v in verdict.values)
