@@ -342,6 +342,7 @@ def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]
         with deadline(CLAIM_SECONDS):
             values = _values(claim, match, note, values, progress)
             values = [_pinned(claim, v) for v in values]
+            values = _blame_definitions(claim, match, note, values, progress.uses)
     except DeadlineExceeded:
         return [_pinned(claim, v) for v in values] + [progress.out_of_time(note)]
     finally:
@@ -360,6 +361,7 @@ class _Progress:
         self.name = first or "formula"
         self.printed = match.formulas[first] if first is not None else None
         self.match = match
+        self.uses: dict[int, tuple[str, ...]] = {}  # id(value) -> define holes its chain used
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -475,6 +477,9 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         for c, chain in enumerate(chains):
             label = name if len(chains) == 1 else f"{name}.{c + 1}"
             chain_values = _check_chain(claim, note, printed, label, chain, subs)
+            used = _used_definitions(claim, chain, subs)
+            for value in chain_values:
+                progress.uses[id(value)] = used
             if restated is not None:
                 for value in chain_values:
                     value.restated = source
@@ -522,6 +527,48 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str
                         f"{restated!r}: the note's text changed, or the restatement "
                         "does not say what the note says")
     return None
+
+
+def _used_definitions(claim: Claim, chain: list[str], subs: Definitions) -> tuple[str, ...]:
+    """The define holes, read from the note (not restated), whose name a chain uses."""
+    names: set[str] = set()
+    for side in chain[0::2]:
+        try:
+            expr = _parse(side, subs.functions, subs.matrices)
+        except (_Unparsed, LatexError, ValueError):
+            continue
+        names |= {getattr(x, "name", "") for x in expr.free_symbols}
+        names |= {f.func.__name__ for f in expr.atoms(AppliedUndef)}
+    defined = {getattr(k, "name", "") for k in subs.symbols} | set(subs.calls)
+    return tuple(dict.fromkeys(hole for name, hole in claim.define.items()
+                               if name in names and name in defined
+                               and hole not in claim.restate))
+
+
+def _blame_definitions(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
+                       uses: Mapping[int, tuple[str, ...]]) -> list[ValueVerdict]:
+    """A step that fails on a definition the note prints blames the definition too.
+
+    The note's definition (``PE(pos, 2i) = sin(pos / 10000^(2i/d_model))``) is read and
+    substituted, never checked on its own: if a step that uses it fails, the error is in the
+    step or in the definition. So each definition used by a failing step (after pins) gets a
+    ``discrepancy`` at its own line, ``<hole>.used``, naming the step: an edit of a
+    definition is reported where it was made, not only where it is used.
+    """
+    blamed: dict[str, ValueVerdict] = {}
+    for value in values:
+        if value.status != DISCREPANCY:
+            continue
+        for hole in uses.get(id(value), ()):
+            if hole in blamed or hole not in match.formulas:
+                continue
+            printed = match.formulas[hole]
+            blamed[hole] = _value(
+                note, printed, f"{hole}.used", printed.text, DISCREPANCY,
+                "a definition its steps agree with",
+                f"the definition {printed.text.strip()!r} is used by the failing step "
+                f"{value.name} (line {value.start[0]}): the definition or that step is wrong")
+    return values + list(blamed.values())
 
 
 def _reads(text: str, subs: Definitions) -> bool:
