@@ -220,7 +220,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-s-15-3-output-positions",
     "aat-s-15-5-layernorm-backward",
     "aat-s-15-7-jacobian",
-    "aat-s-3-5-ratio",
     "aat-s-3-5-shift",
     "aat-s-4-3-mean",
     "aat-s-4-3-var",
