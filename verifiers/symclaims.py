@@ -503,8 +503,9 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str
     side of it that the reader reads as printed (``γ_{r} \\frac{x_{r} - μ}{\\sqrt{v + ε}} +
     β_{r}`` of ``LN (x)_{r} = …``, whose left side it cannot read) must be, structurally, a
     side of the restatement: the restatement may rename what the reader cannot read, never
-    change what it can. A side that is one name may be written out (an instance), and a note
-    that states the formula in words has nothing to compare.
+    change what it can. A side that is one name or holds a sum or product (to ``n``) may be
+    written out for an instance, and a note that states the formula in words has nothing
+    to compare.
     """
     if _WORDS.search(note_text):
         return None
@@ -520,8 +521,8 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str
                 expr = _parse(side, subs.functions, subs.matrices)
             except (_Unparsed, LatexError, ValueError):
                 continue  # what the restatement is there for
-            if expr.is_Atom:
-                continue  # a name (E̅_{w, :}): an instance may write it out entry by entry
+            if expr.is_Atom or expr.has(sympy.Sum, sympy.Product):
+                continue  # a name (E̅_{w, :}) or a sum to n: an instance writes them out
             if not any(expr == other for other in ours):
                 return (f"the note's formula {side!r} is not in the restatement "
                         f"{restated!r}: the note's text changed, or the restatement "
