@@ -169,6 +169,7 @@ class Definitions:
         self.patterns: dict[Any, Any] = {}  # q \cdot k = …: a left side that is no name
         self.givens: dict[Any, Any] = {}  # E [X] = 2: the mean mu_X of a random variable
         self.restated: list[str] = []  # definitions the claim restates, with the reason
+        self.mismatches: dict[str, str] = {}  # restated hole -> how the note's formula differs
         self.integers = frozenset(claim.assume.get("integer", ()))  # PE(pos, 2i): i integer
         self.hypotheses = Hypotheses()  # i ≠ j, T → 0⁺, z_j - z_k < 0, (e_i)_m = …
         for name, hole in claim.define.items():
@@ -227,6 +228,9 @@ class Definitions:
             note = f"{restated.text} (restated: {restated.reason})"
             if note not in self.restated:
                 self.restated.append(note)
+            differs = restatement_differs(text, restated.text, self)
+            if differs is not None:
+                self.mismatches[hole] = differs
             text = restated.text
         chains = split_chains(text)
         for chain in chains:
@@ -338,6 +342,7 @@ def check_formulas(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]
         with deadline(CLAIM_SECONDS):
             values = _values(claim, match, note, values, progress)
             values = [_pinned(claim, v) for v in values]
+            values = _blame_definitions(claim, match, note, values, progress.uses)
     except DeadlineExceeded:
         return [_pinned(claim, v) for v in values] + [progress.out_of_time(note)]
     finally:
@@ -356,6 +361,7 @@ class _Progress:
         self.name = first or "formula"
         self.printed = match.formulas[first] if first is not None else None
         self.match = match
+        self.uses: dict[int, tuple[str, ...]] = {}  # id(value) -> define holes its chain used
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -427,6 +433,10 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
     except (_Unparsed, LatexError, ValueError) as err:
         first = match.formulas[next(iter(claim.define.values()))]
         return [_value(note, first, "define", first.text, UNPARSED, "", str(err))]
+    for hole, differs in subs.mismatches.items():
+        printed = match.formulas[hole]
+        values.append(_value(note, printed, hole, printed.text, DISCREPANCY, "the restatement",
+                             f"restate: {differs}"))
     defined = set(claim.define.values())
     # A formula hole opening with `=` continues the last side of the hole before it, and so
     # does one that the quote joins to it with a bare `=` (⟪Q⟫ = ⟪P⟫: one chain in two holes).
@@ -450,6 +460,10 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
                                  "restate: the note's formula reads as written; check it "
                                  "instead of the restatement (remove 'restate')"))
             continue
+        if restated is not None and (differs := restatement_differs(printed.text, restated.text,
+                                                                    subs)) is not None:
+            values.append(_value(note, printed, name, printed.text, DISCREPANCY,
+                                 "the restatement", f"restate: {differs}"))
         source = own
         if last is not None and (joiner or _CONTINUES.match(source)):
             source = f"{last[0]} {joiner} {source}"  # "= E [X^{2}] + …" goes on from above
@@ -463,6 +477,9 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         for c, chain in enumerate(chains):
             label = name if len(chains) == 1 else f"{name}.{c + 1}"
             chain_values = _check_chain(claim, note, printed, label, chain, subs)
+            used = _used_definitions(claim, chain, subs)
+            for value in chain_values:
+                progress.uses[id(value)] = used
             if restated is not None:
                 for value in chain_values:
                     value.restated = source
@@ -473,6 +490,86 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         for value in values:
             value.message += f" [with the definition {given}]"
     return values
+
+
+_WORDS = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # CJK text and punctuation: words
+
+
+def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str | None:
+    """How a restatement fails to cover the note's own formula, or None.
+
+    A restatement (``restate:`` with a reason) is checked instead of the note's text, so an
+    edit of the note would never be seen. Where the note's text is a formula (no words), every
+    side of it that the reader reads as printed (``γ_{r} \\frac{x_{r} - μ}{\\sqrt{v + ε}} +
+    β_{r}`` of ``LN (x)_{r} = …``, whose left side it cannot read) must be, structurally, a
+    side of the restatement: the restatement may rename what the reader cannot read, never
+    change what it can. A side that is one name or holds a sum or product (to ``n``) may be
+    written out for an instance, and a note that states the formula in words has nothing
+    to compare.
+    """
+    if _WORDS.search(note_text):
+        return None
+    try:
+        note_chains = split_chains(note_text)
+        ours = [_parse(side, subs.functions, subs.matrices)
+                for chain in split_chains(restated) for side in chain[0::2]]
+    except (_Unparsed, LatexError, ValueError):
+        return None
+    for chain in note_chains:
+        for side in chain[0::2]:
+            try:
+                expr = _parse(side, subs.functions, subs.matrices)
+            except (_Unparsed, LatexError, ValueError):
+                continue  # what the restatement is there for
+            if expr.is_Atom or expr.has(sympy.Sum, sympy.Product):
+                continue  # a name (E̅_{w, :}) or a sum to n: an instance writes them out
+            if not any(expr == other for other in ours):
+                return (f"the note's formula {side!r} is not in the restatement "
+                        f"{restated!r}: the note's text changed, or the restatement "
+                        "does not say what the note says")
+    return None
+
+
+def _used_definitions(claim: Claim, chain: list[str], subs: Definitions) -> tuple[str, ...]:
+    """The define holes, read from the note (not restated), whose name a chain uses."""
+    names: set[str] = set()
+    for side in chain[0::2]:
+        try:
+            expr = _parse(side, subs.functions, subs.matrices)
+        except (_Unparsed, LatexError, ValueError):
+            continue
+        names |= {getattr(x, "name", "") for x in expr.free_symbols}
+        names |= {f.func.__name__ for f in expr.atoms(AppliedUndef)}
+    defined = {getattr(k, "name", "") for k in subs.symbols} | set(subs.calls)
+    return tuple(dict.fromkeys(hole for name, hole in claim.define.items()
+                               if name in names and name in defined
+                               and hole not in claim.restate))
+
+
+def _blame_definitions(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
+                       uses: Mapping[int, tuple[str, ...]]) -> list[ValueVerdict]:
+    """A step that fails on a definition the note prints blames the definition too.
+
+    The note's definition (``PE(pos, 2i) = sin(pos / 10000^(2i/d_model))``) is read and
+    substituted, never checked on its own: if a step that uses it fails, the error is in the
+    step or in the definition. So each definition used by a failing step (after pins) gets a
+    ``discrepancy`` at its own line, ``<hole>.used``, naming the step: an edit of a
+    definition is reported where it was made, not only where it is used.
+    """
+    blamed: dict[str, ValueVerdict] = {}
+    for value in values:
+        if value.status != DISCREPANCY:
+            continue
+        for hole in uses.get(id(value), ()):
+            if hole in blamed or hole not in match.formulas:
+                continue
+            printed = match.formulas[hole]
+            blamed[hole] = _value(
+                note, printed, f"{hole}.used", printed.text, DISCREPANCY,
+                "a definition its steps agree with",
+                f"the definition {printed.text.strip()!r} is used by the failing step "
+                f"{value.name} (line {value.start[0]}): the definition or that step is wrong")
+    return values + list(blamed.values())
 
 
 def _reads(text: str, subs: Definitions) -> bool:
