@@ -95,6 +95,10 @@ FLIPS = [
     ("causal-weights", {"allowed2": "next"}),
     ("permutation-equivariance", {"symmetry": "invariant"}),
     ("dot-product-variance", {"spread": "decreases"}),
+    ("softmax-jacobian-signs", {"own": "decreases"}),
+    ("softmax-jacobian-signs", {"other": "increases"}),
+    ("small-step-lowers-loss", {"loss": "increases"}),
+    ("permutation-equivariance", {"symmetry": "aware"}),
 ]
 
 

@@ -146,7 +146,7 @@ OUTCOME = ("onehot", "uniform")
 ALLOWED = ("le", "lt", "ge", "gt", "next", "all")
 DIGIT = ("zero", "one")
 PERPLEXITY = ("v", "ln_v", "inv_v", "one")
-SYMMETRY = ("equivariant", "invariant")
+SYMMETRY = ("equivariant", "invariant", "aware")
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
@@ -226,7 +226,8 @@ _SPECS = (
          params=(*SOFTMAX, slot("rowsum", "digit", "zero", DIGIT))),
     Spec("softmax-jacobian-signs", "d p_i / d z_i > 0 and d p_i / d z_j < 0 for j != i "
          "(scores within 15 of each other: beyond that 1 - p rounds to 0 in float64)",
-         params=(max_len(), bound(7.5, 15))),
+         params=(max_len(), bound(7.5, 15), slot("own", "direction", "increases", DIRECTION),
+                 slot("other", "direction", "decreases", DIRECTION))),
     Spec("softmax-jacobian-saturation", "every Jacobian entry is at most 1 - max p: near a "
          "one-hot output all derivatives are near 0", params=(max_len(), bound(50, 300))),
     # -- cross-entropy and its gradient --------------------------------------------------
@@ -282,7 +283,8 @@ _SPECS = (
          params=MODEL_POS, cost=0.25),
     Spec("permutation-equivariance", "without mask and positions, permuting the tokens "
          "permutes every hidden state and logit row",
-         params=(*MODEL, slot("symmetry", "symmetry", "equivariant", SYMMETRY)), cost=0.25),
+         params=(*MODEL, slot("symmetry", "symmetry", "equivariant", SYMMETRY)), cost=0.25,
+         negated_by=(("symmetry", "aware"),)),
     Spec("permutation-breaks-with-order", "with a causal mask or positions, permuting the "
          "tokens does not simply permute the outputs", FAILS,
          params=(Param("mask", "choice", "causal", choices=("none", "causal")),
@@ -317,7 +319,8 @@ _SPECS = (
     Spec("residual-jacobian", "the Jacobian of y = x + F(x) is I + J_F",
          params=(Param("max_len", "int", 4, 1, 6),), cost=0.25),
     Spec("small-step-lowers-loss", "for g != 0 a small enough step against the gradient "
-         "lowers the loss", params=MODEL, cost=0.25),
+         "lowers the loss", params=(*MODEL, slot("loss", "direction", "decreases", DIRECTION)),
+         cost=0.25),
     Spec("large-step-can-raise-loss", "a finite (large) step against the gradient can raise "
          "the loss", FAILS, params=(Param("lr_min", "float", 10.0, 1e-3, 1e4),
                                     Param("lr_max", "float", 100.0, 1e-3, 1e4), *MODEL),

@@ -120,7 +120,7 @@ def with_permutation(p: Mapping[str, Any], **kw: Any) -> st.SearchStrategy[Any]:
 @law("permutation-equivariance")
 def _perm(p: Mapping[str, Any]) -> Law:
     """Slot ``symmetry``: 等变 (outputs permuted with the tokens) or 不变 (left in place)."""
-    check = permuted_check(False, invariant=p["symmetry"] == "invariant")
+    check = permuted_check(False, invariant=p["symmetry"] == "invariant")  # aware: negated
     return Law(with_permutation({**p, "positions": "none"}, causal=False), check,
                {"tinygpt.TinyGPT.forward_trace": tinygpt_forward})
 
@@ -412,6 +412,9 @@ def tinygpt_sgd(params: Mapping[str, Vec], grads: Mapping[str, Vec], lr: float
 
 @law("small-step-lowers-loss")
 def _small_step(p: Mapping[str, Any]) -> Law:
+    """Slot ``loss``: a small enough step against g lowers (decreases) or raises the loss."""
+    lowers = p["loss"] == "decreases"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         spec, toks, targets = example
         model = spec.build()
@@ -425,11 +428,12 @@ def _small_step(p: Mapping[str, Any]) -> Law:
             for k in range(1, 9):
                 lr = 10.0 ** -k
                 after = loss_at(model, f(params, grads, lr), toks, targets)
-                if after < float(loss):
+                if (after < float(loss)) if lowers else (after > float(loss)):
                     return
                 tried.append(f"{lr:g}: {show(after, 10)}")
         fail(f"{spec}, tokens {toks} -> targets {targets}: loss {show(float(loss), 10)}, "
-             f"|g| = {show(norm, 3)}, yet no step size lowers it ({'; '.join(tried[:3])}; ...)")
+             f"|g| = {show(norm, 3)}, yet no step size {'lowers' if lowers else 'raises'} it "
+             f"({'; '.join(tried[:3])}; ...)")
     return Law(with_targets(p), check, {"tinygpt.sgd_step": tinygpt_sgd})
 
 

@@ -404,13 +404,17 @@ def _jacobian(p: Mapping[str, Any]) -> Law:
 
 @law("softmax-jacobian-signs")
 def _jacobian_signs(p: Mapping[str, Any]) -> Law:
+    """Slots ``own`` / ``other``: raising z_i moves p_i (own) and p_j, j != i (other) this way."""
+    own_up, other_up = p["own"] == "increases", p["other"] == "increases"
+
     def check(s: Any, f: Callable[[Vec], Any]) -> None:
         J = jacobian_of(f, s)
         for i in range(len(s)):
             for j in range(len(s)):
                 x = float(J[i, j])
-                if (i == j and not x > 0) or (i != j and not x < 0):
-                    sign = "> 0" if i == j else "< 0"
+                up = own_up if i == j else other_up
+                if not (x > 0 if up else x < 0):
+                    sign = "> 0" if up else "< 0"
                     fail(f"scores {show(s)}, J = {show(J)}: dp[{i}]/dz[{j}] = {show(x)} is "
                          f"not {sign}")
     return Law(scores(p, 2), check, JACOBIAN_IMPLS)
