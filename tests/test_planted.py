@@ -64,8 +64,9 @@ def test_apply_reports_the_edited_lines():
 
 
 def test_end_to_end_two_edits():
-    """An arithmetic slip is a real verdict at its line; a prose law edit only makes a claim
-    stale. The notes and claims folders are not written, and the temp folder is removed."""
+    """An arithmetic slip is a real verdict at its line; so is a prose law edit, read through
+    the claim's word holes. The notes and claims folders are not written, and the temp folder
+    is removed."""
     by_id = {e.id: e for e in EDITS}
     chosen = [by_id["ar-mbm-q00-sum"], by_id["pl-mbm-quiz4-smaller"]]
     before = {p: p.read_bytes() for p in (ROOT / "notes").iterdir()}
@@ -75,9 +76,10 @@ def test_end_to_end_two_edits():
     outcome = {o.edit.id: o for o in result.outcomes}
     assert outcome["ar-mbm-q00-sum"].outcome == REAL
     assert "line 121" in outcome["ar-mbm-q00-sum"].detail
-    # Today the quiz's law claim can only go stale; when the engine learns to read the changed
-    # sentence this becomes REAL -- update the expectation then (that is the survey's point).
-    assert outcome["pl-mbm-quiz4-smaller"].outcome == STALE
+    # The quiz's law claim reads 变大/放大 through word holes: 变小/缩小 states a law that
+    # flattens at T < 1, which Hypothesis refutes at the edited line.
+    assert outcome["pl-mbm-quiz4-smaller"].outcome == REAL
+    assert "line 803" in outcome["pl-mbm-quiz4-smaller"].detail
     printed = table(result)
     assert "arithmetic" in printed and "total" in printed and "false alarms" in printed
 

@@ -375,7 +375,7 @@ class Engine:
 
             verdict.values.append(check_claim(claim, match, note))
         for ref in claim.holes:
-            if not ref.formula:
+            if not (ref.formula or ref.word):  # word holes: read by the property's check
                 verdict.values.append(self._value(ev, ref))
         verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
         failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]

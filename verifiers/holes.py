@@ -23,6 +23,7 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.schema import HOLE_RE, HoleRef
+from verifiers.words import word_ends
 
 _WS = r"\s"
 _NUM = f"(?:{NUMBER_PATTERN})"
@@ -77,6 +78,7 @@ class Match:
     end: int
     values: dict[str, Printed]  # by HoleRef.key
     formulas: dict[str, Printed] = field(default_factory=dict)  # ⟪name⟫ -> its LaTeX text
+    words: dict[str, Printed] = field(default_factory=dict)  # ⟦name⟧ -> the word read there
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,7 @@ class _Search:
             if isinstance(part, HoleRef):
                 begin = _SPACE_RE.match(text, pos, limit).end()
                 ends = (self.formula_ends(i, begin) if part.formula
+                        else word_ends(text, begin, limit) if part.word
                         else _hole_ends(text, begin, limit))
                 for end in ends:
                     rest = go(i + 1, end)
@@ -258,13 +261,18 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
     start, (spans, end) = next(iter(found.items()))
     values = {
         ref.key: read_value(text[a:b], a)
-        for ref, (a, b) in zip(compiled.refs, spans, strict=True) if not ref.formula
+        for ref, (a, b) in zip(compiled.refs, spans, strict=True)
+        if not (ref.formula or ref.word)
     }
     formulas = {
         ref.name: Printed(text[a:b], a, b, (), ())
         for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.formula
     }
-    return Match(start, end, values, formulas)
+    words = {
+        ref.name: Printed(text[a:b], a, b, (), ())
+        for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.word
+    }
+    return Match(start, end, values, formulas, words)
 
 
 def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:

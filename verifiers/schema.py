@@ -44,6 +44,7 @@ NAME = r"[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*"
 HOLE_RE = re.compile(
     r"⟨\s*(" + NAME + r")\s*(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\s*⟩"
     r"|⟪\s*(" + NAME + r")\s*⟫"  # a formula hole (symbolic claims): LaTeX up to the next text
+    r"|⟦\s*(" + NAME + r")\s*⟧"  # a word hole (property claims): verifiers/words.py
 )
 HOLE_KEY_RE = re.compile(
     r"(" + NAME + r")(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\Z"
@@ -71,17 +72,21 @@ class LoadProblem:
 class HoleRef:
     """One ``⟨name[i,j]⟩`` in a claim's text; ``index`` is () for the whole value.
 
-    ``formula`` marks a ``⟪name⟫`` hole, which binds LaTeX text, not a number.
+    ``formula`` marks a ``⟪name⟫`` hole, which binds LaTeX text, not a number; ``word`` a
+    ``⟦name⟧`` hole, which binds a word of the law vocabulary (verifiers/words.py).
     """
 
     name: str
     index: tuple[int, ...]
     formula: bool = False
+    word: bool = False
 
     @classmethod
     def from_match(cls, m: re.Match[str]) -> HoleRef:
         if m.group(4):
             return cls(m.group(4), (), True)
+        if m.group(5):
+            return cls(m.group(5), (), word=True)
         return cls(m.group(1), tuple(int(g) for g in m.groups()[1:3] if g is not None))
 
     @property
@@ -162,7 +167,7 @@ class Claim:
 
     @property
     def hole_names(self) -> list[str]:
-        return list(dict.fromkeys(h.name for h in self.holes if not h.formula))
+        return list(dict.fromkeys(h.name for h in self.holes if not (h.formula or h.word)))
 
     @property
     def formulas(self) -> list[str]:
@@ -373,11 +378,13 @@ class _FileValidator:
             seen.add(ref.key)
             claim.holes.append(ref)
         stray = HOLE_RE.sub("", claim.text)
-        if any(mark in stray for mark in "⟨⟩⟪⟫"):
+        if any(mark in stray for mark in "⟨⟩⟪⟫⟦⟧"):
             self.problem(node.line, node.col, "malformed hole: write ⟨name⟩, ⟨name[i]⟩ or "
                          "⟨name[i,j]⟩", claim)
         if claim.formulas and claim.kind != "symbolic":
             self.problem(node.line, node.col, "formula holes ⟪name⟫ need kind: symbolic", claim)
+        if any(h.word for h in claim.holes) and claim.kind != "property":
+            self.problem(node.line, node.col, "word holes ⟦slot⟧ need kind: property", claim)
         names: dict[str, set[tuple[int, ...]]] = {}
         for ref in claim.holes:
             names.setdefault(ref.name, set()).add(ref.index)
@@ -579,9 +586,9 @@ class _FileValidator:
             if key in node.value:
                 line, col = node.keys[key]
                 self.problem(line, col, f"{key!r} does not apply to a property claim", claim)
-        if claim.holes:
+        if any(not h.word for h in claim.holes):
             self.problem(claim.text_line or claim.line, 1, "a property claim quotes the note "
-                         "without holes", claim)
+                         "without holes (only word holes ⟦slot⟧)", claim)
         name = self.string(node, "property", claim, required=True)
         if name is None:
             return
@@ -591,6 +598,10 @@ class _FileValidator:
             return
         claim.property_name = name
         spec = CATALOG[name]
+        from verifiers.properties.slots import slot_problems
+
+        for problem in slot_problems(claim, spec):
+            self.problem(claim.text_line or claim.line, 1, problem, claim)
         entries = self.mapping(claim, params, "params")
         for key, value in entries.items():
             line, col = params.keys[key]

@@ -35,6 +35,7 @@ class Param:
     lo: float | None = None
     hi: float | None = None
     choices: tuple[str, ...] = ()
+    vocab: str = ""  # a slot: read from a word hole ⟦name⟧, a class of vocabulary.yaml
 
     def parse(self, value: Any) -> Any:
         """The value as this parameter's type, or ParamError saying what is accepted."""
@@ -89,9 +90,22 @@ class Spec:
     cost: float = 0.3
     check_params: Callable[[Mapping[str, Any]], str | None] | None = field(
         default=None, compare=False)
+    negated_by: tuple[tuple[str, str], ...] = ()  # (slot, meaning) that states the opposite
 
     def param(self, key: str) -> Param | None:
         return next((p for p in self.params if p.name == key), None)
+
+    @property
+    def slots(self) -> tuple[Param, ...]:
+        """The parameters a sentence states in words (word holes ⟦slot⟧)."""
+        return tuple(p for p in self.params if p.vocab)
+
+    def expectation(self, params: Mapping[str, Any]) -> str:
+        """HOLDS or FAILS: each slot word that states the opposite ("变化" for "不变") flips it."""
+        flips = sum(params.get(slot) == value for slot, value in self.negated_by)
+        if flips % 2 == 0:
+            return self.expect
+        return FAILS if self.expect == HOLDS else HOLDS
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
@@ -117,6 +131,49 @@ MODEL = (LAYERS, TOKENS)
 MODEL_POS = (LAYERS, TOKENS, POSITIONS)
 
 
+def slot(name: str, vocab: str, default: str, choices: tuple[str, ...]) -> Param:
+    """A law parameter the note states in a word (vocabulary class ``vocab``)."""
+    return Param(name, "choice", default, choices=choices, vocab=vocab)
+
+
+OPERATION = ("shift", "scale")
+EFFECT = ("invariant", "changes")
+DIRECTION = ("increases", "decreases")
+LEVEL = ("lower", "higher")
+SHAPE = ("sharp", "flat")
+LIMIT = ("zero", "infinity")
+OUTCOME = ("onehot", "uniform")
+ALLOWED = ("le", "lt", "ge", "gt", "next", "all")
+DIGIT = ("zero", "one")
+PERPLEXITY = ("v", "ln_v", "inv_v", "one")
+SYMMETRY = ("equivariant", "invariant", "aware")
+#: Every vocabulary class a slot may name, with the meanings a law must handle.
+VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
+                 "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
+                 "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
+                 "symmetry": SYMMETRY}
+
+
+def op_slot() -> Param:
+    return slot("op", "operation", "shift", OPERATION)
+
+
+def effect_slot(name: str = "effect") -> Param:
+    return slot(name, "effect", "invariant", EFFECT)
+
+
+TEMPERATURE_SLOTS = (
+    slot("low", "shape", "sharp", SHAPE), slot("high", "shape", "flat", SHAPE),
+    slot("low_t", "level", "lower", LEVEL), slot("high_t", "level", "higher", LEVEL),
+    slot("gap", "direction", "increases", DIRECTION),
+    slot("others", "direction", "increases", DIRECTION),
+)
+
+
+def limit_slots(limit: str, outcome: str) -> tuple[Param, Param]:
+    return slot("limit", "limit", limit, LIMIT), slot("outcome", "outcome", outcome, OUTCOME)
+
+
 def _breaks_symmetry(params: Mapping[str, Any]) -> str | None:
     if params.get("mask") == "none" and params.get("positions") == "none":
         return "with mask: none and positions: none nothing breaks the symmetry; set one"
@@ -139,10 +196,14 @@ _SPECS = (
     # -- softmax ------------------------------------------------------------------------
     Spec("softmax-positive", "every softmax output is > 0", params=SOFTMAX),
     Spec("softmax-sums-to-one", "softmax outputs sum to 1", params=(max_len(), bound(50, 700))),
-    Spec("softmax-keeps-order", "a larger score gets a larger probability", params=SOFTMAX),
+    Spec("softmax-keeps-order", "a larger score gets a larger probability",
+         params=(*SOFTMAX, slot("prob", "direction", "increases", DIRECTION),
+                 effect_slot("order")), negated_by=(("order", "changes"),)),
     Spec("softmax-shift-invariance", "adding one constant to every score changes nothing",
-         params=(*SOFTMAX, Param("max_shift", "float", 1000.0, 0.0, 1e4))),
-    Spec("softmax-ratio", "a_j / a_k = e^(s_j - s_k)", params=SOFTMAX),
+         params=(*SOFTMAX, Param("max_shift", "float", 1000.0, 0.0, 1e4), op_slot(),
+                 effect_slot()), negated_by=(("effect", "changes"),)),
+    Spec("softmax-ratio", "a_j / a_k = e^(s_j - s_k), and a common shift keeps the ratio",
+         params=(*SOFTMAX, op_slot(), effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("softmax-equal-scores-uniform", "equal scores give every candidate 1/n",
          params=SOFTMAX),
     Spec("softmax-stable-form", "the max-subtracted form equals the plain form where that is "
@@ -154,16 +215,19 @@ _SPECS = (
     Spec("temperature-entropy-monotone", "softmax(s / T) gets flatter as T grows: entropy "
          "rises and the top probability falls (T < 1 sharpens, T > 1 flattens)",
          params=(*SOFTMAX, Param("t_min", "float", 0.05, 0.01, 100.0),
-                 Param("t_max", "float", 20.0, 0.01, 100.0)), check_params=_t_range),
+                 Param("t_max", "float", 20.0, 0.01, 100.0), *TEMPERATURE_SLOTS),
+         check_params=_t_range),
     Spec("temperature-zero-argmax", "as T -> 0, softmax(s / T) puts all mass on the arg-max, "
-         "split evenly among tied maxima", params=(max_len(),)),
+         "split evenly among tied maxima", params=(max_len(), *limit_slots("zero", "onehot"))),
     Spec("temperature-infinity-uniform", "as T -> infinity, softmax(s / T) tends to 1/V",
-         params=SOFTMAX),
+         params=(*SOFTMAX, *limit_slots("infinity", "uniform"))),
     Spec("softmax-jacobian", "the softmax Jacobian diag(p) - p p^T is symmetric, has zero row "
-         "sums and equals autograd's", params=SOFTMAX),
+         "sums and equals autograd's",
+         params=(*SOFTMAX, slot("rowsum", "digit", "zero", DIGIT))),
     Spec("softmax-jacobian-signs", "d p_i / d z_i > 0 and d p_i / d z_j < 0 for j != i "
          "(scores within 15 of each other: beyond that 1 - p rounds to 0 in float64)",
-         params=(max_len(), bound(7.5, 15))),
+         params=(max_len(), bound(7.5, 15), slot("own", "direction", "increases", DIRECTION),
+                 slot("other", "direction", "decreases", DIRECTION))),
     Spec("softmax-jacobian-saturation", "every Jacobian entry is at most 1 - max p: near a "
          "one-hot output all derivatives are near 0", params=(max_len(), bound(50, 300))),
     # -- cross-entropy and its gradient --------------------------------------------------
@@ -176,9 +240,12 @@ _SPECS = (
     Spec("ce-onehot-equals-neg-log", "-sum_i y_i ln p_i with one-hot y is -ln p_y",
          params=SOFTMAX),
     Spec("ce-decreases-with-target-prob", "raising the target's probability lowers the loss "
-         "strictly", params=(max_len(), bound(20, 300))),
+         "strictly", params=(max_len(), bound(20, 300),
+                             slot("prob", "direction", "increases", DIRECTION),
+                             slot("loss", "direction", "decreases", DIRECTION))),
     Spec("uniform-guess-loss-ln-v", "a uniform guess over V tokens costs ln V per position "
-         "(perplexity V)", params=(Param("max_vocab", "int", 64, 2, 100_000),)),
+         "(perplexity V)", params=(Param("max_vocab", "int", 64, 2, 100_000),
+                                   slot("ppl", "perplexity", "v", PERPLEXITY))),
     Spec("bigram-gradients", "the bigram's hand-derived gradients (x^T g summed over the "
          "batch, g W_U^T added into the rows of E with np.add.at) equal autograd's; unused "
          "rows get exactly 0", params=(Param("max_vocab", "int", 8, 2, 16),
@@ -201,7 +268,9 @@ _SPECS = (
          "but in float64 a tiny one underflows to 0", FAILS,
          params=(TOKENS, Param("scale", "float", 1000.0, 1.0, 1e4))),
     Spec("causal-weights", "with the causal mask a_ij = 0 exactly for j > i, and row i is the "
-         "softmax over the allowed j <= i", params=(TOKENS,)),
+         "softmax over the allowed j <= i",
+         params=(TOKENS, slot("allowed", "allowed", "le", ALLOWED),
+                 slot("allowed2", "allowed", "le", ALLOWED))),
     Spec("block-output-outside-value-hull", "a whole block (W_O, residual, FFN) is not held "
          "to the convex hull of the value rows", FAILS, params=(TOKENS,)),
     Spec("qk-tied-symmetric-psd", "with W_Q = W_K, B = W_Q W_Q^T and the score table are "
@@ -213,7 +282,9 @@ _SPECS = (
          "leaves every layer's hidden state and the logits at positions <= i unchanged",
          params=MODEL_POS, cost=0.25),
     Spec("permutation-equivariance", "without mask and positions, permuting the tokens "
-         "permutes every hidden state and logit row", params=MODEL, cost=0.25),
+         "permutes every hidden state and logit row",
+         params=(*MODEL, slot("symmetry", "symmetry", "equivariant", SYMMETRY)), cost=0.25,
+         negated_by=(("symmetry", "aware"),)),
     Spec("permutation-breaks-with-order", "with a causal mask or positions, permuting the "
          "tokens does not simply permute the outputs", FAILS,
          params=(Param("mask", "choice", "causal", choices=("none", "causal")),
@@ -248,7 +319,8 @@ _SPECS = (
     Spec("residual-jacobian", "the Jacobian of y = x + F(x) is I + J_F",
          params=(Param("max_len", "int", 4, 1, 6),), cost=0.25),
     Spec("small-step-lowers-loss", "for g != 0 a small enough step against the gradient "
-         "lowers the loss", params=MODEL, cost=0.25),
+         "lowers the loss", params=(*MODEL, slot("loss", "direction", "decreases", DIRECTION)),
+         cost=0.25),
     Spec("large-step-can-raise-loss", "a finite (large) step against the gradient can raise "
          "the loss", FAILS, params=(Param("lr_min", "float", 10.0, 1e-3, 1e4),
                                     Param("lr_max", "float", 100.0, 1e-3, 1e4), *MODEL),
@@ -273,7 +345,8 @@ _SPECS = (
          "variance d_k and q . k / sqrt(d_k) variance 1 (sample statistics, fixed seeds)",
          params=(Param("dims", "ints", (4, 16, 64), 2, 1024),
                  Param("entries", "choice", "normal", choices=("normal", "sign")),
-                 Param("samples", "int", 10_000, 2_000, 200_000)), cost=0.03),
+                 Param("samples", "int", 10_000, 2_000, 200_000),
+                 slot("spread", "direction", "increases", DIRECTION)), cost=0.03),
     Spec("cosine-in-range", "cos θ = a.b / (‖a‖ ‖b‖) lies in [-1, 1]: 1 for the same "
          "direction, -1 for the opposite", params=(max_len(),)),
     Spec("onehot-orthogonal", "distinct one-hot vectors have dot product 0 and distance "

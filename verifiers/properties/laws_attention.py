@@ -142,21 +142,35 @@ def _loop(p: Mapping[str, Any]) -> Law:
     return Law(qkv(p["max_len"]), check, {"tinygpt.attention": tinygpt_attention(causal)})
 
 
+#: Slot ``allowed`` (and ``allowed2``): which positions j position i reads, by meaning.
+ALLOWED: dict[str, tuple[str, Callable[[int, int], bool]]] = {
+    "le": ("j <= i", lambda j, i: j <= i), "lt": ("j < i", lambda j, i: j < i),
+    "ge": ("j >= i", lambda j, i: j >= i), "gt": ("j > i", lambda j, i: j > i),
+    "next": ("j = i + 1", lambda j, i: j == i + 1), "all": ("every j", lambda j, i: True),
+}
+
+
 @law("causal-weights")
 def _causal(p: Mapping[str, Any]) -> Law:
+    """a_ij = 0 exactly where the sentence's relation fails; row i is the softmax over the rest."""
+    rules = [ALLOWED[p[s]] for s in ("allowed", "allowed2")]
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
         _, A = run_attention(f, q, k, v)
         S = scaled_scores(q, k)
-        for i, row in enumerate(A.tolist()):
-            for j in range(i + 1, len(row)):
-                if row[j] != 0.0:
-                    fail(f"{head(q, k, v)}: position {i} gives the later position {j} weight "
-                         f"{show(row[j])} (row {show(row)}), not exactly 0")
-            want = restricted_softmax(S[i][: i + 1])
-            if any(not close(x, y, 1e-10, 1e-13) for x, y in zip(row, want, strict=False)):
-                fail(f"{head(q, k, v)}: row {i} = {show(row[: i + 1])} is not the softmax over "
-                     f"the allowed j <= {i}, {show(want)}")
+        for said, allowed in rules:
+            for i, row in enumerate(A.tolist()):
+                for j in range(len(row)):
+                    if not allowed(j, i) and row[j] != 0.0:
+                        fail(f"{head(q, k, v)}: position {i} gives position {j} weight "
+                             f"{show(row[j])} (row {show(row)}), not exactly 0 as {said} says")
+                keep = [j for j in range(len(row)) if allowed(j, i)]
+                want = restricted_softmax([S[i][j] for j in keep]) if keep else []
+                got = [row[j] for j in keep]
+                if any(not close(x, y, 1e-10, 1e-13) for x, y in zip(got, want, strict=True)):
+                    fail(f"{head(q, k, v)}: row {i} = {show(got)} is not the softmax over "
+                         f"the allowed {said.replace('i', str(i))}, {show(want)}")
     return Law(qkv(p["max_len"]), check, {"tinygpt.attention(causal=True)":
                                           tinygpt_attention(True)})
 

@@ -242,8 +242,10 @@ def _greedy_joint(p: Mapping[str, Any]) -> Law:
 @law("dot-product-variance")
 def _variance(p: Mapping[str, Any]) -> Law:
     dims, n, entries = p["dims"], p["samples"], p["entries"]
+    grows = p["spread"] == "increases"  # slot: the raw dot product's spread as d_k grows
 
     def check(seed: int, scale: Callable[[int], float]) -> None:
+        spreads: list[tuple[int, float]] = []
         for d in dims:
             g = torch.Generator().manual_seed(seed * 7919 + d)
             if entries == "normal":
@@ -254,6 +256,7 @@ def _variance(p: Mapping[str, Any]) -> Law:
                 k = torch.randint(0, 2, (n, d), generator=g).to(F64) * 2 - 1
             dots = (q * k).sum(dim=1)
             raw = float((dots ** 2).mean())
+            spreads.append((d, raw))
             scaled = float(((dots / scale(d)) ** 2).mean())
             head = f"d_k = {d}, {n} samples of {entries} entries (seed {seed})"
             if not abs(raw / d - 1) <= 0.1:
@@ -261,6 +264,12 @@ def _variance(p: Mapping[str, Any]) -> Law:
             if not abs(scaled - 1) <= 0.1:
                 fail(f"{head}: q·k has mean square {show(raw, 4)}; divided by "
                      f"{show(scale(d), 4)} it is {show(scaled, 4)}, not about 1")
+        ordered = sorted(spreads)
+        for (d1, r1), (d2, r2) in zip(ordered, ordered[1:], strict=False):
+            if d1 < d2 and (r2 > r1) != grows:
+                fail(f"{n} samples of {entries} entries (seed {seed}): the standard deviation "
+                     f"of q·k is {show(r1 ** 0.5, 4)} at d_k = {d1} and {show(r2 ** 0.5, 4)} "
+                     f"at d_k = {d2}: it {'does not grow' if grows else 'grows'} with d_k")
     return Law(st.integers(0, 2**31 - 1), check, {"sqrt(d_k)": math.sqrt})
 
 

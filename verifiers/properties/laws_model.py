@@ -91,7 +91,8 @@ def _causal(p: Mapping[str, Any]) -> Law:
     return Law(draw(), check, {"tinygpt.TinyGPT.forward_trace": tinygpt_forward})
 
 
-def permuted_check(causal: bool | None) -> Callable[[Any, Any], None]:
+def permuted_check(causal: bool | None, invariant: bool = False) -> Callable[[Any, Any], None]:
+    """Outputs permuted with the tokens (equivariant) or, if ``invariant``, left in place."""
     def check(example: Any, f: Callable[..., Any]) -> None:
         spec, toks, perm = example
         model = spec.build()
@@ -99,11 +100,12 @@ def permuted_check(causal: bool | None) -> Callable[[Any, Any], None]:
         with torch.no_grad():
             a, b = states(f(model, toks)), states(f(model, moved))
         for (name, x), (_, y) in zip(a, b, strict=True):
-            gap = first_gap(x[list(perm)], y, 1e-9)
+            gap = first_gap(x if invariant else x[list(perm)], y, 1e-9)
             if gap is not None:
                 r, size = gap
+                row = r if invariant else perm[r]
                 fail(f"{spec}: tokens {toks} reordered by {list(perm)} to {moved}: {name} at "
-                     f"position {r} is not the original row {perm[r]} (off by {show(size, 3)})")
+                     f"position {r} is not the original row {row} (off by {show(size, 3)})")
     return check
 
 
@@ -117,7 +119,9 @@ def with_permutation(p: Mapping[str, Any], **kw: Any) -> st.SearchStrategy[Any]:
 
 @law("permutation-equivariance")
 def _perm(p: Mapping[str, Any]) -> Law:
-    return Law(with_permutation({**p, "positions": "none"}, causal=False), permuted_check(False),
+    """Slot ``symmetry``: 等变 (outputs permuted with the tokens) or 不变 (left in place)."""
+    check = permuted_check(False, invariant=p["symmetry"] == "invariant")  # aware: negated
+    return Law(with_permutation({**p, "positions": "none"}, causal=False), check,
                {"tinygpt.TinyGPT.forward_trace": tinygpt_forward})
 
 
@@ -408,6 +412,9 @@ def tinygpt_sgd(params: Mapping[str, Vec], grads: Mapping[str, Vec], lr: float
 
 @law("small-step-lowers-loss")
 def _small_step(p: Mapping[str, Any]) -> Law:
+    """Slot ``loss``: a small enough step against g lowers (decreases) or raises the loss."""
+    lowers = p["loss"] == "decreases"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         spec, toks, targets = example
         model = spec.build()
@@ -421,11 +428,12 @@ def _small_step(p: Mapping[str, Any]) -> Law:
             for k in range(1, 9):
                 lr = 10.0 ** -k
                 after = loss_at(model, f(params, grads, lr), toks, targets)
-                if after < float(loss):
+                if (after < float(loss)) if lowers else (after > float(loss)):
                     return
                 tried.append(f"{lr:g}: {show(after, 10)}")
         fail(f"{spec}, tokens {toks} -> targets {targets}: loss {show(float(loss), 10)}, "
-             f"|g| = {show(norm, 3)}, yet no step size lowers it ({'; '.join(tried[:3])}; ...)")
+             f"|g| = {show(norm, 3)}, yet no step size {'lowers' if lowers else 'raises'} it "
+             f"({'; '.join(tried[:3])}; ...)")
     return Law(with_targets(p), check, {"tinygpt.sgd_step": tinygpt_sgd})
 
 

@@ -130,8 +130,11 @@ def _sums(p: Mapping[str, Any]) -> Law:
 
 @law("softmax-keeps-order")
 def _order(p: Mapping[str, Any]) -> Law:
+    """Slot ``prob``: a larger score gives a larger (increases) or smaller (decreases) p."""
+    sign = 1.0 if p["prob"] == "increases" else -1.0
+
     def check(s: Any, f: Callable[[Vec], Vec]) -> None:
-        out = as_probs(f(tensor(s)), len(s)).tolist()
+        out = [sign * x for x in as_probs(f(tensor(s)), len(s)).tolist()]
         for i in range(len(s)):
             for j in range(len(s)):
                 gap = s[i] - s[j]
@@ -139,31 +142,53 @@ def _order(p: Mapping[str, Any]) -> Law:
                 bad |= gap > 1e-9 * max(1.0, abs(s[i])) and not out[i] > out[j]
                 bad |= gap == 0 and not close(out[i], out[j], 1e-12, 0)
                 if bad:
-                    fail(f"scores {show(s)} give p = {show(out)}: s[{i}] = {show(s[i])} vs "
-                         f"s[{j}] = {show(s[j])} but p[{i}] = {show(out[i])} vs "
-                         f"p[{j}] = {show(out[j])}")
+                    q = [sign * x for x in out]
+                    fail(f"scores {show(s)} give p = {show(q)}: s[{i}] = {show(s[i])} vs "
+                         f"s[{j}] = {show(s[j])} but p[{i}] = {show(q[i])} vs "
+                         f"p[{j}] = {show(q[j])}")
     return Law(scores(p, 2), check, SOFTMAX_IMPLS)
+
+
+def operate(op: str, s: Vec, c: float) -> Vec:
+    """Slot ``op`` (operation): the same c added to (shift) or multiplied into (scale) s."""
+    return s + c if op == "shift" else s * c
+
+
+def operated(op: str) -> str:
+    return "shifted by" if op == "shift" else "multiplied by"
 
 
 @law("softmax-shift-invariance")
 def _shift(p: Mapping[str, Any]) -> Law:
+    """softmax(x + c) = softmax(x); with the word 乘以/scale the law searched is softmax(c x)."""
     c = p["max_shift"]
 
     def check(example: Any, f: Callable[[Vec], Vec]) -> None:
         s, shift = example
         a = as_probs(f(tensor(s)), len(s))
-        b = as_probs(f(tensor(s) + shift), len(s))
+        b = as_probs(f(operate(p["op"], tensor(s), shift)), len(s))
         i, gap = worst_gap(a.tolist(), b.tolist())
         if not close(b[i].item(), a[i].item(), 1e-9, 1e-300):
-            fail(f"scores {show(s)} give p = {show(a)}, but shifted by c = {show(shift)} they "
-                 f"give {show(b)} (p[{i}] moves by {show(gap, 3)})")
+            fail(f"scores {show(s)} give p = {show(a)}, but {operated(p['op'])} c = "
+                 f"{show(shift)} they give {show(b)} (p[{i}] moves by {show(gap, 3)})")
     return Law(st.tuples(scores(p), floats(-c, c)), check, SOFTMAX_IMPLS)
 
 
 @law("softmax-ratio")
 def _ratio(p: Mapping[str, Any]) -> Law:
-    def check(s: Any, f: Callable[[Vec], Vec]) -> None:
+    """a_j / a_k = e^(s_j - s_k), and the ratio survives the ``op`` (shift: it does)."""
+    def check(example: Any, f: Callable[[Vec], Vec]) -> None:
+        s, c = example
         out = as_probs(f(tensor(s)), len(s)).tolist()
+        moved = as_probs(f(operate(p["op"], tensor(s), c)), len(s)).tolist()
+        if all(x > 0 for x in out + moved):
+            for j in range(1, len(s)):
+                before = math.log(out[j]) - math.log(out[0])
+                after = math.log(moved[j]) - math.log(moved[0])
+                if not close(after, before, 1e-9, 1e-9):
+                    fail(f"scores {show(s)} give p = {show(out)}, {operated(p['op'])} c = "
+                         f"{show(c)} they give {show(moved)}: a[{j}]/a[0] goes from "
+                         f"{show(math.exp(before))} to {show(math.exp(after))}")
         for j in range(len(s)):
             for k in range(len(s)):
                 if not (out[j] > 0 and out[k] > 0):
@@ -174,7 +199,8 @@ def _ratio(p: Mapping[str, Any]) -> Law:
                 if not close(got, want, 1e-9, 1e-9):
                     fail(f"scores {show(s)} give p = {show(out)}: a[{j}]/a[{k}] = "
                          f"{show(math.exp(got))} but e^(s[{j}] - s[{k}]) = {show(math.exp(want))}")
-    return Law(scores(p, 2), check, SOFTMAX_IMPLS)
+    c = 100.0 if p["op"] == "shift" else 3.0  # a scale by at most 3 keeps every p > 0
+    return Law(st.tuples(scores(p, 2), floats(-c, c)), check, SOFTMAX_IMPLS)
 
 
 @law("softmax-equal-scores-uniform")
@@ -234,57 +260,109 @@ def entropy(q: Vec) -> float:
     return float(-torch.special.xlogy(q, q).sum())
 
 
+def temperature_statements(p: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(side of T = 1, shape there, the slot that says it) from the temperature slots.
+
+    ``low``/``high`` are the shapes the sentence gives at its ``low_t``/``high_t`` side (越低…
+    越尖，越高…越平); ``gap`` is how the gap between high and low probabilities moves at T < 1
+    (变大: sharper); ``others`` how the other tokens' chances move at T > 1 (增加: flatter).
+    """
+    return [
+        (p["low_t"], p["low"], "low"),
+        (p["high_t"], p["high"], "high"),
+        ("lower", "sharp" if p["gap"] == "increases" else "flat", "gap"),
+        ("higher", "flat" if p["others"] == "increases" else "sharp", "others"),
+    ]
+
+
+def check_side(s: Any, side: str, shape: str, T: float, f: Callable[[Vec, float], Vec]) -> None:
+    """At T on ``side`` of 1, softmax(s / T) is ``shape`` compared with T = 1 (or equal)."""
+    a, one = as_probs(f(tensor(s), T), len(s)), as_probs(f(tensor(s), 1.0), len(s))
+    ha, h1 = entropy(a), entropy(one)
+    sharper = ha <= h1 + 1e-12 and float(a.max()) >= float(one.max()) - 1e-12
+    flatter = ha >= h1 - 1e-12 and float(a.max()) <= float(one.max()) + 1e-12
+    if not (sharper if shape == "sharp" else flatter):
+        fail(f"logits {show(s)}: at the {side} temperature T = {show(T)} p = {show(a)} "
+             f"(entropy {show(ha)}, top {show(float(a.max()))}) is not {shape}er than at "
+             f"T = 1, p = {show(one)} (entropy {show(h1)}, top {show(float(one.max()))})")
+
+
 @law("temperature-entropy-monotone")
 def _entropy(p: Mapping[str, Any]) -> Law:
+    """Entropy rises with T; the slots say which shape each side of T = 1 gives."""
     lo, hi = p["t_min"], p["t_max"]
+    statements = temperature_statements(p)
 
     def check(example: Any, f: Callable[[Vec, float], Vec]) -> None:
         s, t1, t2 = example
-        t1, t2 = min(t1, t2), max(t1, t2)
-        if t1 == t2:
-            return
-        a, b = as_probs(f(tensor(s), t1), len(s)), as_probs(f(tensor(s), t2), len(s))
-        ha, hb = entropy(a), entropy(b)
-        if not ha <= hb + 1e-12:
-            fail(f"logits {show(s)}: T = {show(t1)} gives entropy {show(ha)} (p = {show(a)}) "
-                 f"but the larger T = {show(t2)} gives less, {show(hb)} (p = {show(b)})")
-        if not float(a.max()) >= float(b.max()) - 1e-12:
-            fail(f"logits {show(s)}: the top probability is {show(float(a.max()))} at "
-                 f"T = {show(t1)} but {show(float(b.max()))} at the larger T = {show(t2)}")
+        lo_t, hi_t = min(t1, t2), max(t1, t2)
+        if lo_t != hi_t:
+            a, b = as_probs(f(tensor(s), lo_t), len(s)), as_probs(f(tensor(s), hi_t), len(s))
+            ha, hb = entropy(a), entropy(b)
+            if not ha <= hb + 1e-12:
+                fail(f"logits {show(s)}: T = {show(lo_t)} gives entropy {show(ha)} (p = "
+                     f"{show(a)}) but the larger T = {show(hi_t)} gives less, {show(hb)} "
+                     f"(p = {show(b)})")
+            if not float(a.max()) >= float(b.max()) - 1e-12:
+                fail(f"logits {show(s)}: the top probability is {show(float(a.max()))} at "
+                     f"T = {show(lo_t)} but {show(float(b.max()))} at the larger T = {show(hi_t)}")
+        for side, shape, _ in statements:
+            T = min(lo_t, 1.0) if side == "lower" else max(hi_t, 1.0)
+            if T != 1.0:
+                check_side(s, side, shape, T, f)
     temps = floats(lo, hi)
     return Law(st.tuples(scores(p), temps, temps), check, TEMPERED_IMPLS)
 
 
+def temperature_limit(p: Mapping[str, Any]) -> Law:
+    """Slots ``limit`` (T -> 0 or infinity) and ``outcome`` (one-hot or uniform) of one law."""
+    check = _onehot_check if p["outcome"] == "onehot" else _uniform_check
+    if p["limit"] == "zero":
+        temps = floats(1e-3, 0.02)
+        logits = integer_vectors(p["max_len"])
+    else:
+        temps = floats(1e6, 1e9)
+        logits = vectors(p["max_len"], p.get("bound", 50.0))
+    return Law(st.tuples(logits, temps), check, TEMPERED_IMPLS)
+
+
 @law("temperature-zero-argmax")
 def _zero_t(p: Mapping[str, Any]) -> Law:
-    def check(example: Any, f: Callable[[Vec, float], Vec]) -> None:
-        s, T = example
-        out = as_probs(f(tensor(s), T), len(s)).tolist()
-        top = max(s)
-        winners = [i for i, x in enumerate(s) if x == top]
-        for i, x in enumerate(out):
-            want = 1.0 / len(winners) if i in winners else 0.0
-            if not abs(x - want) <= 1e-12:
-                tie = f", tied between {winners}" if len(winners) > 1 else ""
-                fail(f"logits {show(s)} at T = {show(T)} give p = {show(out)}: the arg-max "
-                     f"is {winners[0] if len(winners) == 1 else winners}{tie}, so p[{i}] "
-                     f"should be {show(want)}")
-    return Law(st.tuples(integer_vectors(p["max_len"]), floats(1e-3, 0.02)), check,
-               TEMPERED_IMPLS)
+    return temperature_limit(p)
 
 
 @law("temperature-infinity-uniform")
 def _inf_t(p: Mapping[str, Any]) -> Law:
-    def check(example: Any, f: Callable[[Vec, float], Vec]) -> None:
-        s, T = example
-        n = len(s)
-        out = as_probs(f(tensor(s), T), n).tolist()
-        spread = float(max(s) - min(s)) if n else 0.0
-        for i, x in enumerate(out):
-            if not abs(x * n - 1) <= 2 * spread / T + 1e-12:
-                fail(f"logits {show(s)} at T = {show(T)} give p = {show(out)}: p[{i}] is not "
-                     f"near 1/{n} = {show(1 / n)}")
-    return Law(st.tuples(scores(p), floats(1e6, 1e9)), check, TEMPERED_IMPLS)
+    return temperature_limit(p)
+
+
+def _onehot_check(example: Any, f: Callable[[Vec, float], Vec]) -> None:
+    """All mass on the arg-max, split evenly among tied maxima."""
+    s, T = example
+    out = as_probs(f(tensor(s), T), len(s)).tolist()
+    top = max(s)
+    winners = [i for i, x in enumerate(s) if x == top]
+    for i, x in enumerate(out):
+        want = 1.0 / len(winners) if i in winners else 0.0
+        if not abs(x - want) <= 1e-12:
+            tie = f", tied between {winners}" if len(winners) > 1 else ""
+            fail(f"logits {show(s)} at T = {show(T)} give p = {show(out)}: the arg-max "
+                 f"is {winners[0] if len(winners) == 1 else winners}{tie}, so p[{i}] "
+                 f"should be {show(want)}")
+
+
+def _uniform_check(example: Any, f: Callable[[Vec, float], Vec]) -> None:
+    """Every p_i near 1/n (within what the spread of the logits over T allows)."""
+    s, T = example
+    n = len(s)
+    out = as_probs(f(tensor(s), T), n).tolist()
+    spread = float(max(s) - min(s)) if n else 0.0
+    for i, x in enumerate(out):
+        # spread / T bounds the deviation for large T; near T = 0 it says nothing, so a
+        # uniform claim there is held to 1% (a one-hot row is far from it)
+        if not abs(x * n - 1) <= min(2 * spread / T, 0.01) + 1e-12:
+            fail(f"logits {show(s)} at T = {show(T)} give p = {show(out)}: p[{i}] is not "
+                 f"near 1/{n} = {show(1 / n)}")
 
 
 # -- the softmax Jacobian ---------------------------------------------------------------
@@ -303,6 +381,9 @@ def jacobian_of(f: Callable[[Vec], Any], s: Any) -> torch.Tensor:
 
 @law("softmax-jacobian")
 def _jacobian(p: Mapping[str, Any]) -> Law:
+    """Slot ``rowsum``: the value every row of J sums to (the note: 0)."""
+    target = 0.0 if p["rowsum"] == "zero" else 1.0
+
     def check(s: Any, f: Callable[[Vec], Any]) -> None:
         J = jacobian_of(f, s)
         n = len(s)
@@ -312,8 +393,8 @@ def _jacobian(p: Mapping[str, Any]) -> Law:
             fail(f"{head}: not symmetric (|J - J^T| up to {show(asym, 3)})")
         for i in range(n):
             row = math.fsum(J[i].tolist())
-            if not abs(row) <= 1e-15:
-                fail(f"{head}: row {i} sums to {show(row, 3)}, not 0")
+            if not abs(row - target) <= 1e-15:
+                fail(f"{head}: row {i} sums to {show(row, 3)}, not {target:g}")
         auto = autograd_jacobian(tensor(s))
         gap = float((J - auto).abs().max())
         if not gap <= 1e-12:
@@ -323,13 +404,17 @@ def _jacobian(p: Mapping[str, Any]) -> Law:
 
 @law("softmax-jacobian-signs")
 def _jacobian_signs(p: Mapping[str, Any]) -> Law:
+    """Slots ``own`` / ``other``: raising z_i moves p_i (own) and p_j, j != i (other) this way."""
+    own_up, other_up = p["own"] == "increases", p["other"] == "increases"
+
     def check(s: Any, f: Callable[[Vec], Any]) -> None:
         J = jacobian_of(f, s)
         for i in range(len(s)):
             for j in range(len(s)):
                 x = float(J[i, j])
-                if (i == j and not x > 0) or (i != j and not x < 0):
-                    sign = "> 0" if i == j else "< 0"
+                up = own_up if i == j else other_up
+                if not (x > 0 if up else x < 0):
+                    sign = "> 0" if up else "< 0"
                     fail(f"scores {show(s)}, J = {show(J)}: dp[{i}]/dz[{j}] = {show(x)} is "
                          f"not {sign}")
     return Law(scores(p, 2), check, JACOBIAN_IMPLS)
@@ -432,15 +517,23 @@ def _ce_onehot(p: Mapping[str, Any]) -> Law:
 
 @law("ce-decreases-with-target-prob")
 def _ce_decreases(p: Mapping[str, Any]) -> Law:
+    """Slots ``prob`` and ``loss``: p_y moved one way, the loss must move the stated way."""
+    up = p["prob"] == "increases"
+    falls = p["loss"] == "decreases"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         (z, y), delta = example
-        raised = tensor(z).clone()
-        raised[y] += delta
-        before, after = float(f(tensor(z), y)), float(f(raised, y))
-        strict = before > 1e-9
-        if not (after < before if strict else after <= before):
-            fail(f"logits {show(z)}, target {y}: raising z_{y} by {show(delta)} raises p_{y} "
-                 f"but the loss goes from {show(before, 10)} to {show(after, 10)}")
+        moved = tensor(z).clone()
+        moved[y] += delta if up else -delta
+        before, after = float(f(tensor(z), y)), float(f(moved, y))
+        if falls:  # strictly, unless the loss is already ~0
+            ok = after < before if before > 1e-9 else after <= before
+        else:
+            ok = after > before if after > 1e-9 else after >= before
+        if not ok:
+            fail(f"logits {show(z)}, target {y}: {'raising' if up else 'lowering'} z_{y} by "
+                 f"{show(delta)} {'raises' if up else 'lowers'} p_{y} but the loss goes from "
+                 f"{show(before, 10)} to {show(after, 10)}")
     return Law(st.tuples(logits_and_target(p), floats(1e-3, 10.0)), check, LOSS_IMPLS)
 
 
@@ -451,12 +544,16 @@ def _uniform_loss(p: Mapping[str, Any]) -> Law:
         V = d(st.integers(2, p["max_vocab"]))
         return V, d(floats(-50.0, 50.0)), d(st.integers(0, V - 1))
 
+    ppl = {"v": lambda V: V, "ln_v": math.log, "inv_v": lambda V: 1 / V,
+           "one": lambda V: 1.0}[p["ppl"]]
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         V, c, y = example
         loss = float(f(torch.full((V,), c, dtype=F64), y))
         if not close(loss, math.log(V), 1e-12, 0):
             fail(f"{V} equal logits {show(c)}, target {y}: the loss is {show(loss, 12)}, not "
                  f"ln {V} = {show(math.log(V), 12)}")
-        if not close(math.exp(loss), V, 1e-9, 0):
-            fail(f"{V} equal logits: perplexity e^L = {show(math.exp(loss), 12)}, not {V}")
+        if not close(math.exp(loss), ppl(V), 1e-9, 0):
+            fail(f"{V} equal logits: perplexity e^L = {show(math.exp(loss), 12)}, not "
+                 f"{show(ppl(V), 12)} (the sentence's {p['ppl']})")
     return Law(draw(), check, LOSS_IMPLS)

@@ -21,8 +21,9 @@ from verifiers.holes import Match
 from verifiers.notes import Note
 from verifiers.properties.catalog import CATALOG, FAILS, complete
 from verifiers.properties.laws import LAWS, Counterexample
+from verifiers.properties.slots import known_words, read_words
 from verifiers.schema import Claim
-from verifiers.verdicts import DISCREPANCY, ERROR, VERIFIED, ValueVerdict
+from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,14 @@ def search(
     otherwise the profile's ``max_examples`` scaled by the property's cost.
     """
     spec = CATALOG[name]
+    expect = spec.expect
     try:
         full = complete(name, params)
+        expect = spec.expectation(full)  # a word may state the opposite ("变化" for "不变")
         base = profiles.settings_for(profile)
         law = LAWS[name](full)
     except Exception as exc:  # a bad parameter combination or profile: the claim's error
-        return Outcome(name, spec.expect, False, 0, f"{type(exc).__name__}: {exc}", error=True)
+        return Outcome(name, expect, False, 0, f"{type(exc).__name__}: {exc}", error=True)
     budget = max_examples or max(1, round(base.max_examples * spec.cost))
     impls = law.impls if impl is None else (
         impl if isinstance(impl, Mapping) else {"injected": impl})
@@ -110,20 +113,20 @@ def search(
     try:
         test()
     except Counterexample as found:
-        return Outcome(name, spec.expect, True, passed, " ".join(str(found).split()))
+        return Outcome(name, expect, True, passed, " ".join(str(found).split()))
     except errors.Flaky as exc:
-        return Outcome(name, spec.expect, False, passed,
+        return Outcome(name, expect, False, passed,
                        f"the check fails only sometimes on the same example ({_first_line(exc)})",
                        error=True)
     except (errors.Unsatisfiable, errors.FailedHealthCheck) as exc:
-        return Outcome(name, spec.expect, False, passed,
+        return Outcome(name, expect, False, passed,
                        f"Hypothesis could not search: {_first_line(exc)}", error=True)
     except Exception as exc:  # the property itself is broken: say so, never a traceback
         where = _falsifying(exc)
-        return Outcome(name, spec.expect, False, passed,
+        return Outcome(name, expect, False, passed,
                        f"the check raised {type(exc).__name__}: {_first_line(exc)}{where}",
                        error=True)
-    return Outcome(name, spec.expect, False, passed)
+    return Outcome(name, expect, False, passed)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -157,16 +160,38 @@ def outcome_for(name: str, params: Mapping[str, Any], profile: str) -> Outcome:
 
 
 def check_property(claim: Claim, match: Match, note: Note) -> ValueVerdict:
-    """The claim's one value: the property's outcome on the sentence the claim quotes."""
+    """The claim's one value: the law its sentence states (its words), searched.
+
+    A word outside its slot's vocabulary is ``unparsed`` at the word; a law that fails
+    because of a word the note changed is reported at that word.
+    """
+    name, spec = claim.property_name, CATALOG[claim.property_name]
     quoted = " ".join(note.text[match.start:match.end].split())
     value = ValueVerdict(
-        name=claim.property_name, printed=quoted, expected="", status=ERROR,
+        name=name, printed=quoted, expected="", status=ERROR,
         start=note.position(match.start), end=note.position(match.end), suggestion=None,
     )
+    read = read_words(claim, spec, match.words)
+    unknown = next((w for w in read if w.meaning is None), None)
+    if unknown is not None:
+        value.status, value.printed = UNPARSED, unknown.text
+        value.start, value.end = note.position(unknown.start), note.position(unknown.end)
+        value.expected = f"a word of {unknown.vocab!r}"
+        value.message = (f"{name}: the word {unknown.text!r} (slot ⟦{unknown.slot}⟧) is not in "
+                         f"the vocabulary of {unknown.vocab!r} ({known_words(unknown.vocab)})")
+        return value
+    stated = {w.slot: w.meaning for w in read}
     try:
-        outcome = outcome_for(claim.property_name, claim.params, profiles.name())
+        outcome = outcome_for(name, {**claim.params, **stated}, profiles.name())
     except profiles.ProfileError as err:
-        value.message = f"{claim.property_name}: error: {err}"
+        value.message = f"{name}: error: {err}"
         return value
     value.status, value.expected, value.message = outcome.status, outcome.expected, outcome.text
+    flipped = [w for w in read if w.flipped]
+    if flipped:
+        said = ", ".join(f"{w.slot} = {w.meaning} ({w.text!r})" for w in flipped)
+        value.message = f"{value.message} [the sentence states {said}]"
+        if outcome.status == DISCREPANCY:  # the words the note changed are where it went wrong
+            value.start = note.position(flipped[0].start)
+            value.end = note.position(flipped[-1].end)
     return value

@@ -1,0 +1,73 @@
+"""Word holes of a property claim, bound to the slots its law declares.
+
+Light (no torch, no Hypothesis): the schema validates with :func:`slot_problems`, and the
+runner reads each word with :func:`read_words` before it builds the law those words state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from verifiers import words
+from verifiers.properties.catalog import Spec
+from verifiers.schema import HOLE_RE, Claim, HoleRef, did_you_mean
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word read from the note: its slot, its text and span, its meaning (None: unknown)."""
+
+    slot: str
+    vocab: str
+    text: str
+    start: int
+    end: int
+    meaning: str | None
+    default: str
+
+    @property
+    def flipped(self) -> bool:
+        """The note states something other than the law's own (true) value here."""
+        return self.meaning is not None and self.meaning != self.default
+
+
+def slot_problems(claim: Claim, spec: Spec) -> list[str]:
+    """Load problems of the claim's word holes against the law's slots (empty when fine)."""
+    problems: list[str] = []
+    slots = {p.name: p for p in spec.slots}
+    listed = ", ".join(slots) or "none"
+    for ref in (h for h in claim.holes if h.word):
+        if ref.name not in slots:
+            problems.append(f"word hole ⟦{ref.name}⟧: property {spec.name!r} has no slot "
+                            f"{ref.name!r}{did_you_mean(ref.name, list(slots))} "
+                            f"(its slots: {listed})")
+    first = HOLE_RE.match(claim.text.lstrip())
+    if first is not None and HoleRef.from_match(first).word:
+        problems.append("a quote cannot start with a word hole: quote the text before it")
+    return problems
+
+
+def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any]) -> list[Word]:
+    """Each word hole's text (``found``: hole name -> Printed) read in its slot's class."""
+    out = []
+    for param in spec.slots:
+        printed = found.get(param.name)
+        if printed is None:
+            continue
+        meaning = words.meaning(param.vocab, printed.text)
+        if meaning is not None and meaning not in param.choices:
+            meaning = None  # the class knows it, the law cannot state it
+        out.append(Word(param.name, param.vocab, printed.text, printed.start, printed.end,
+                        meaning, param.default))
+    return out
+
+
+def known_words(vocab: str) -> str:
+    """The class's words, for a message: "shift: 加, 加上, …; scale: 乘, …"."""
+    parts = []
+    for meaning, ws in words.words_of(vocab).items():
+        shown = ", ".join(ws[:6]) + (", …" if len(ws) > 6 else "")
+        parts.append(f"{meaning}: {shown}")
+    return "; ".join(parts)
