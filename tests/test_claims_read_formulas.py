@@ -29,10 +29,10 @@ holes; a hole is never inspected), reports a **formula** when one of these occur
 A subscripted name alone (``$a_{j}$``, ``W_{Q}``) is a name, not a formula; numbers joined by
 operators (``0.50×0.10 + 1.20×0.40``) are the arithmetic of a value claim.
 
-Every claim kind is covered. Property claims are converted on another branch (laws as word
-holes): their violations are one separate item, ``xfail(strict=False)``. ``BASELINE`` lists the
-non-property claims not converted yet, each still required to violate (so the list only
-shrinks: a converted claim left in it fails the test).
+Every claim kind is covered. ``BASELINE`` (non-property claims) and ``PROPERTY_BASELINE``
+(property claims, whose law-carrying words are word holes but whose formulas are not read
+yet) list the claims not converted yet, each still required to violate (so the lists only
+shrink: a converted claim left in one fails the test). Anything new must read its formulas.
 """
 
 from __future__ import annotations
@@ -286,6 +286,36 @@ BASELINE: frozenset[str] = frozenset({
 })
 
 
+# Property claims that still quote formula text beside their word holes (issue 12 item 2):
+# like BASELINE, it can only shrink.
+PROPERTY_BASELINE = frozenset({
+    "aat-p-12-5-lookup",
+    "aat-p-12-5-tied",
+    "aat-p-15-6-relative",
+    "aat-p-15-7-residual-jacobian",
+    "aat-p-15-8-tied-qk",
+    "aat-p-3-5-shift",
+    "aat-p-4-6-scaling",
+    "aat-p-6-2-qk-entry",
+    "l1-p-2-lookup",
+    "l1-p-2-onehot-orthogonal",
+    "l1-p-5-jacobian-signs",
+    "l1-p-5-naive-overflow",
+    "l1-p-5-never-zero",
+    "l1-p-5-positive",
+    "l1-p-5-ratio",
+    "l1-p-5-sum",
+    "l1-p-5-t-zero",
+    "l1-p-6-onehot-sum",
+    "l1-p-6-sum-zero",
+    "l1-p-6-uniform-guess",
+    "l1-p-7-batch",
+    "l1-p-7-unused-rows",
+    "l1-p-8-attention-rows",
+    "mbm-p-3-1-score",
+})
+
+
 def test_claims_read_formulas_not_quote_them() -> None:
     bad = {k: v for k, v in _violations().items() if v[0] != "property" and k not in BASELINE}
     assert not bad, ("claims quote formula text outside a hole (use a formula hole ⟪F⟫ read "
@@ -294,13 +324,13 @@ def test_claims_read_formulas_not_quote_them() -> None:
 
 def test_baseline_only_shrinks() -> None:
     found = _violations()
-    converted = sorted(c for c in BASELINE if c not in found)
+    converted = sorted(c for c in BASELINE | PROPERTY_BASELINE if c not in found)
     assert not converted, f"remove from BASELINE, they no longer quote formulas: {converted}"
 
 
-@pytest.mark.xfail(strict=False, reason="property claims: converted on branch laws")
 def test_property_claims_read_formulas_not_quote_them() -> None:
-    bad = {k: v for k, v in _violations().items() if v[0] == "property"}
+    bad = {k: v for k, v in _violations().items()
+           if v[0] == "property" and k not in PROPERTY_BASELINE}
     assert not bad, "property claims quote formula text outside a hole:\n" + _report(bad)
 
 
