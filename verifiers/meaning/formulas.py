@@ -79,10 +79,15 @@ _ARROWS = ("→", "⟶", "->")
 
 
 def _neighbours(s: str, i: int, width: int = 1) -> tuple[str, str]:
-    """The nearest non-space characters before ``s[i]`` and after ``s[i:i+width]``."""
-    left = s[:i].rstrip()
-    right = s[i + width:].lstrip()
-    return (left[-1] if left else ""), (right[0] if right else "")
+    """The nearest non-space characters before ``s[i]`` and after ``s[i:i+width]`` (each
+    scan crosses only the spaces next to this operator, so a candidate costs linear time)."""
+    j = i - 1
+    while j >= 0 and s[j].isspace():
+        j -= 1
+    k = i + width
+    while k < len(s) and s[k].isspace():
+        k += 1
+    return (s[j] if j >= 0 else ""), (s[k] if k < len(s) else "")
 
 
 def _between_operands(s: str, i: int, width: int = 1) -> bool:
@@ -99,16 +104,23 @@ def _minus(s: str, i: int) -> bool:
     return i < 2 or not s[i - 2].isalpha() or s[i - 1].isdigit()
 
 
+_WORD_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_^{}")
+
+
 def _division(s: str, i: int) -> bool:
     if not _between_operands(s, i):
         return False
     before, after = s[i - 1:i], s[i + 1:i + 2]
     if " " in (before, after) or any(c.isdigit() or c in "()[]{}\\√_^" for c in before + after):
         return True
-    left = re.search(r"[A-Za-z0-9_^{}]*\Z", s[:i])
-    right = re.match(r"[A-Za-z0-9_^{}]*", s[i + 1:])
-    words = (left[0] if left else "") + (right[0] if right else "")
-    return any(c.isdigit() or c in "_^" for c in words)
+    # the words on either side (each word touches at most two slashes: linear overall)
+    j = i - 1
+    while j >= 0 and s[j] in _WORD_CHARS:
+        j -= 1
+    k = i + 1
+    while k < len(s) and s[k] in _WORD_CHARS:
+        k += 1
+    return any(c.isdigit() or c in "_^" for c in s[j + 1:k])
 
 
 def _tokens(s: str) -> tuple[bool, bool]:
@@ -154,27 +166,31 @@ def is_formula(candidate: str) -> bool:
     return token and (structural or _has_identifier(candidate))
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Trim spaces, ``,.;:`` and arrows at the ends of ``text[start:end]``, and one
-    unbalanced bracket."""
+def _strip_ends(text: str, start: int, end: int) -> tuple[int, int]:
     while start < end:
-        s = text[start:end]
-        if s[0] in _TRIM:
+        if text[start] in _TRIM:
             start += 1
-        elif s[-1] in _TRIM:
+        elif text[end - 1] in _TRIM:
             end -= 1
-        elif lead := next((a for a in _ARROWS if s.startswith(a)), None):
+        elif lead := next((a for a in _ARROWS if text.startswith(a, start, end)), None):
             start += len(lead)
-        elif tail := next((a for a in _ARROWS if s.endswith(a)), None):
+        elif tail := next((a for a in _ARROWS if text.endswith(a, start, end)), None):
             end -= len(tail)
         else:
             break
+    return start, end
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Trim spaces, ``,.;:`` and arrows at the ends of ``text[start:end]``, and one
+    unbalanced bracket (then the ends again)."""
+    start, end = _strip_ends(text, start, end)
     s = text[start:end]
     for opener, closer in ("()", "[]", "{}"):
         if s.startswith(opener) and s.count(opener) > s.count(closer):
-            return _trim(text, start + 1, end)
+            return _strip_ends(text, start + 1, end)
         if s.endswith(closer) and s.count(closer) > s.count(opener):
-            return _trim(text, start, end - 1)
+            return _strip_ends(text, start, end - 1)
     return start, end
 
 

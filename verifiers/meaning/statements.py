@@ -72,8 +72,11 @@ def states_law(sentence: str, cues: Cues | None = None) -> bool:
     """Does this sentence hold a cue (outside the ``except`` phrases)?"""
     cues = cues or load_cues()
     hidden = [m.span() for m in cues.exceptions.finditer(sentence)] if cues.exceptions else []
+    k = 0  # both in order: one walk over the hidden spans (linear, however many)
     for m in cues.words.finditer(sentence):
-        if not any(a <= m.start() and m.end() <= b for a, b in hidden):
+        while k < len(hidden) and hidden[k][1] <= m.start():
+            k += 1
+        if not (k < len(hidden) and hidden[k][0] <= m.start() and m.end() <= hidden[k][1]):
             return True
     return any(_pair_in(sentence, a, b) for a, b in cues.pairs)
 
