@@ -199,7 +199,7 @@ def coverage(args: argparse.Namespace) -> int:
     from verifiers.coverage import coverage as classify
     from verifiers.files import write_output
 
-    result = run(args.notes, args.claims)
+    result = run(args.notes, args.claims, lambda claim: False)  # quotes only: no evaluation
     covs, problems = classify(result)
     data = coverage_json(result, covs)
     ok = not problems
