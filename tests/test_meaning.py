@@ -156,7 +156,9 @@ def test_steps_and_step_words():
     assert [it.text for it in items] == ["1. 拆字 … (3 steps)", "Step 1: read … (2 steps)"]
     assert find_procedures("第一步：取指数\n中间一段\n第二步：归一化") != []
     # a heading between two markers ends the run
-    assert find_procedures("第一步：取指数\n3.2 新一节\n第二步：归一化", heading_lines=[2]) == []
+    text = "第一步：取指数\n3.2 新一节\n第二步：归一化"
+    assert find_procedures(text, headings=[text.index("3.2")]) == []
+    assert len(find_procedures(text, headings=[len(text)])) == 1
 
 
 @pytest.mark.parametrize("text", [

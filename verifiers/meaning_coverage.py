@@ -86,7 +86,7 @@ def _quote_span(note: Note, text: str, section: str | None) -> tuple[int, int] |
 
 def find_items(note: Note) -> dict[str, list[Item]]:
     """Every formula, statement and procedure of a note (procedures kept inside sections)."""
-    headings = [note.position(s.start)[0] for s in note.sections]
+    headings = [s.start for s in note.sections]
     return {
         "formulas": FINDERS["formulas"](note.text),
         "statements": FINDERS["statements"](note.text),

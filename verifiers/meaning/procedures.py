@@ -3,8 +3,9 @@
 Numbered steps
     A step marker is ``N. `` or ``N、`` opening a line (after spaces), or ``第N步`` /
     ``第一步`` … ``第十步`` / ``Step N`` anywhere. A procedure is a run of markers of one
-    style numbered 1, 2, … (at least two steps) with no heading line between two of its
-    steps; it spans from its first marker to the end of its last step's line. Any other
+    style numbered 1, 2, … (at least two steps) with no heading between two of its
+    steps; it spans from its first marker to the end of its last step's line (or a
+    heading glued to that line). Any other
     marker of the same style (a new ``1.``) ends the run and may start the next.
 
 Pipelines
@@ -15,15 +16,16 @@ Pipelines
     arrow, a bracketed note ending it aside (``学习（10）→``); the last stage ends at the
     first separator after the last arrow.
 
-``heading_lines`` (1-based line numbers of headings, from the note's index) keeps a
-procedure inside one section; without it any line may lie between two steps.
+``headings`` (offsets where headings start, from the note's index) keeps a procedure
+inside one section: a heading between two markers ends the run (a heading glued to the
+end of a step's line does not). Without it any text may lie between two steps.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 from verifiers.meaning.items import Item
 
@@ -48,8 +50,7 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if k < 0 else k
 
 
-def _steps(text: str, markers: list[tuple[int, int]], line_of: Callable[[int], int],
-           headings: list[int]) -> list[Item]:
+def _steps(text: str, markers: list[tuple[int, int]], headings: list[int]) -> list[Item]:
     """Runs 1, 2, … of one style's markers (offset, number) -> procedures."""
     out = []
     run: list[tuple[int, int]] = []
@@ -57,12 +58,14 @@ def _steps(text: str, markers: list[tuple[int, int]], line_of: Callable[[int], i
     def close() -> None:
         if len(run) >= 2:
             start, end = run[0][0], _line_end(text, run[-1][0])
+            k = bisect.bisect_right(headings, run[-1][0])  # a heading glued to the last step
+            end = min(end, headings[k]) if k < len(headings) else end
             first = text[start:_line_end(text, start)].strip()
             out.append(Item("procedure", f"{first} … ({len(run)} steps)", start, end))
 
     for offset, number in markers:
-        crossing = bool(run) and bisect.bisect_right(headings, line_of(offset)) \
-            > bisect.bisect_right(headings, line_of(run[-1][0]))
+        crossing = bool(run) and bisect.bisect_right(headings, offset) \
+            > bisect.bisect_right(headings, run[-1][0])
         if run and number == run[-1][1] + 1 and not crossing:
             run.append((offset, number))
             continue
@@ -115,18 +118,13 @@ def _pipelines(text: str) -> list[Item]:
     return out
 
 
-def find_procedures(text: str, heading_lines: Collection[int] = ()) -> list[Item]:
+def find_procedures(text: str, headings: Collection[int] = ()) -> list[Item]:
     """Every procedure of a note's text, in order of its start."""
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(starts, offset)
-
-    headings = sorted(set(heading_lines))
+    starts = sorted(set(headings))
     found: list[Item] = []
     for pattern in (_LIST_MARKER, _CN_STEP, _EN_STEP):
         markers = [(m.start(1) if pattern is _LIST_MARKER else m.start(), _number(m[1]))
                    for m in pattern.finditer(text)]
-        found += _steps(text, markers, line_of, headings)
+        found += _steps(text, markers, starts)
     found += _pipelines(text)
     return sorted(found, key=lambda item: (item.start, item.end))
