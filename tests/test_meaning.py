@@ -39,6 +39,11 @@ def found(note_name: str, line_no: int, kind: str) -> list[str]:
     # plain math in an exported line, up to the comment
     (MBM, 17, ["seq_len = 3"]),
     (MBM, 52, ["PE(pos, 2i) = sin(pos / 10000^(2i/d_model))"]),
+    # a parenthesis opened in prose and closed after Chinese words is not part of it
+    (MBM, 94, ["Q = X_input · W_q"]),
+    (MBM, 413, ["MultiHead = concat(head₁, ..., headₕ) · W_o"]),
+    # a Chinese subscript is a name
+    (ARCH, 937, ["y = x_{苹果} W"]),
 ])
 def test_formulas_on_real_lines(note, line, expected):
     assert found(note, line, "formulas") == expected
@@ -51,6 +56,7 @@ def test_formulas_on_real_lines(note, line, expected):
     (MBM, 140),  # "= 0.075 + 0.54 + 0.60 + 0.22": arithmetic on numerals only
     (MBM, 13),   # the heading "1.1 我们的示例任务"
     (MBM, 21),   # 索引 0: "<PAD>" （填充符）
+    (MBM, 678),  # │ 4. Transformer 解码器层（×N） │: × with one operand, a label
     (ARCH, 300), # 对任何实数，指数结果始终大于 0。
 ])
 def test_not_formulas_on_real_lines(note, line):

@@ -9,11 +9,13 @@ Candidates
     2. *Plain runs*, in the rest of each line: maximal runs of math characters -- ASCII
        letters, digits, spaces and ``+-*/=<>^_.,;:'!|()[]{}\\&%~@``, Greek letters, the
        math symbols below, sub/superscript characters, arrows, and CJK characters right
-       after ``_`` (``X_猫``, a name). A tab (a table cell), ``#`` (a comment), quotes and
-       CJK text end a run. This takes in whole LaTeX display lines the export keeps as
+       after ``_`` or ``_{`` (a name: ``X_猫``, ``x_{苹果}``). A tab (a table cell), ``#``
+       (a comment), quotes and other CJK text end a run. This takes in whole LaTeX
+       display lines the export keeps as
        source (``s_{i j} = \\frac{q_{i} \\cdot k_{j}}{\\sqrt{d_{k}}}``) and plain math in
        prose (``n·d·m``, ``∝ √d_k``, ``O(n²)``, ``softmax(QK^T/√d_k)V``). A run is
-       trimmed of spaces, ``,.;:`` and arrows at its ends, and of one unbalanced bracket.
+       trimmed of spaces, ``,.;:`` and arrows at its ends, and cut at a bracket that is
+       opened and never closed (or closed and never opened).
     3. *LaTeX display lines*: a line without ``$`` that holds a LaTeX command (``\\name``)
        and whose non-space characters are mostly (over half) not CJK is one candidate as a
        whole, Chinese words in it included (``P (黑便) & = \\frac{e^{2}}{…}``).
@@ -21,7 +23,8 @@ Candidates
 A candidate is a formula when it has a **math token** and is **not plain arithmetic**:
 
 * math tokens: a relation between two operands (``= ≈ ≠ ≤ ≥ < > ∝ ≡ ∈ ≪ ≫``, ``<=``,
-  ``>=``); an operator symbol (``· × ⋅ ⊙ ⊗ ‖ ᵀ ² ³``); a structural symbol (below); a
+  ``>=``); ``· × ⋅ ⊙ ⊗`` between two operands (not the label ``×N``); an operator
+  symbol (``‖ ᵀ ² ³``); a structural symbol (below); a
   superscript ``^`` after an operand; ``+ − *`` between operands; ASCII ``-`` between
   operands when a space is on one side or the left operand is one character (``x-1``,
   ``0.10-0.42``, but not ``GPT-2``, ``Self-Attention``); ``/`` when a side is a number,
@@ -46,7 +49,8 @@ from verifiers.meaning.items import Item
 __all__ = ["FUNCTIONS", "LATEX_TOKENS", "find_formulas", "is_formula"]
 
 RELATIONS = set("=≈≠≤≥<>∝≡∈≪≫")
-OPERATOR_SYMBOLS = set("·×⋅⊙⊗‖ᵀ²³")
+BINARY_SYMBOLS = set("·×⋅⊙⊗")  # between two operands: "n·d", not the label "×N"
+OPERATOR_SYMBOLS = set("‖ᵀ²³")
 STRUCTURAL_SYMBOLS = set("√Σ∑∏∂∇∫∞")
 STRUCTURAL_COMMANDS = {"frac", "dfrac", "tfrac", "sqrt", "sum", "prod", "int", "partial",
                        "nabla", "infty", "lim", "log", "ln", "exp", "binom", "max", "min",
@@ -65,14 +69,14 @@ _GREEK_COMMANDS = {"alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta",
 
 _CJK = r"\u3400-\u9fff\uf900-\ufaff"
 _MATH_CHARS = (r"A-Za-z0-9 +\-*/=<>^_.,;:'!|()\[\]{}\\&%~@α-ωΑ-Ω"
-               r"≈≠≤≥∝≡∈≪≫·×⋅⊙⊗‖ᵀ²³√Σ∑∏∂∇∫∞−→⟶⁰¹⁴-⁹₀-₉ⁿᵢⱼₖ…ℓ∣ℝ∀∃⊤′")
+               r"≈≠≤≥∝≡∈≪≫·×⋅⊙⊗‖ᵀ²³√Σ∑∏∂∇∫∞−→⟶⁰¹⁴-⁹₀-₉ⁿᵢⱼₖₐ-ₜ…ℓ∣ℝ∀∃⊤′")
 # a run of math characters; CJK only right after "_" (a name such as X_猫)
-_RUN = re.compile(rf"(?:[{_MATH_CHARS}]|(?<=_)[{_CJK}]+)+")
+_RUN = re.compile(rf"(?:[{_MATH_CHARS}]|(?:(?<=_)|(?<=_\{{))[{_CJK}]+)+")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _FUNCTION = re.compile(r"(?<![A-Za-z_\\])([A-Za-z]+) ?[(\[](?=[A-Za-z0-9α-ωΑ-Ω\\_(√−-])")
 _IDENTIFIER = re.compile(r"[A-Za-zα-ωΑ-Ω]|_")
-_OPERAND_END = re.compile(rf"[A-Za-z0-9α-ωΑ-Ω)\]}}_'!%²³ᵀ⁰-⁹₀-₉ⁿᵢⱼₖ{_CJK}]")
-_OPERAND_START = re.compile(r"[A-Za-z0-9α-ωΑ-Ω(\[{\\√Σ∑∂∇−\-+|‖.]")
+_OPERAND_END = set(")]}_'!%²³ᵀ⁰¹⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉ⁿᵢⱼₖ")  # and letters, digits
+_OPERAND_START = set("([{\\√Σ∑∂∇−-+|‖.")  # and letters, digits
 _TRIM = " \t,.;:，"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _ARROWS = ("→", "⟶", "->")
@@ -92,7 +96,8 @@ def _neighbours(s: str, i: int, width: int = 1) -> tuple[str, str]:
 
 def _between_operands(s: str, i: int, width: int = 1) -> bool:
     before, after = _neighbours(s, i, width)
-    return bool(before and after and _OPERAND_END.match(before) and _OPERAND_START.match(after))
+    return bool(before and after and (before.isalnum() or before in _OPERAND_END)
+                and (after.isalnum() or after in _OPERAND_START))
 
 
 def _minus(s: str, i: int) -> bool:
@@ -140,6 +145,8 @@ def _tokens(s: str) -> tuple[bool, bool]:
             continue
         if ch in OPERATOR_SYMBOLS:
             token = True
+        elif ch in BINARY_SYMBOLS:
+            token = _between_operands(s, i)
         elif ch in RELATIONS:
             width = 2 if s[i + 1:i + 2] == "=" and ch in "<>" else 1
             if ch == ">" and s[i - 1:i] in ("-", "="):
@@ -182,14 +189,29 @@ def _strip_ends(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Trim spaces, ``,.;:`` and arrows at the ends of ``text[start:end]``, and one
-    unbalanced bracket (then the ends again)."""
+    """Trim spaces, ``,.;:`` and arrows at the ends of ``text[start:end]``; cut before the
+    first ``(`` never closed (``W_q (Query`` of ``W_q (Query 投影)``) and after the last
+    ``)`` never opened; then the ends again, and a ``]`` or ``}`` ending it that was never
+    opened. (``[`` and ``{`` may close on a later line: a matrix row ``Q = [[1.255, …``,
+    a ``{\\begin{cases}``.)"""
     start, end = _strip_ends(text, start, end)
-    s = text[start:end]
-    for opener, closer in ("()", "[]", "{}"):
-        if s.startswith(opener) and s.count(opener) > s.count(closer):
-            return _strip_ends(text, start + 1, end)
-        if s.endswith(closer) and s.count(closer) > s.count(opener):
+    depth, first_open, cut_start = 0, -1, start
+    for i in range(start, end):
+        if text[i] == "(":
+            if depth == 0:
+                first_open = i
+            depth += 1
+        elif text[i] == ")":
+            if depth:
+                depth -= 1
+            else:
+                cut_start = i + 1  # closed, never opened: what precedes belongs elsewhere
+    cut_end = first_open if depth and first_open >= cut_start else end
+    if (cut_start, cut_end) != (start, end):
+        start, end = _strip_ends(text, cut_start, cut_end)
+    piece = text[start:end]
+    for opener, closer in ("[]", "{}"):  # a lone closer at the end: "d_model/2 = 2]"
+        if piece.endswith(closer) and piece.count(closer) > piece.count(opener):
             return _strip_ends(text, start, end - 1)
     return start, end
 
