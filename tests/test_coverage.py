@@ -78,7 +78,9 @@ def test_covered_waived_uncovered_and_the_json_contract(tmp_path, capsys, monkey
     assert data == {"version": 1, "notes": [{
         "note": "n.txt", "literals": 5, "covered": 3, "waived": 1,
         "excluded": {"list-marker": 1, "step-label": 0, "reference": 0},
-        "uncovered": [{"text": "0.7", "line": 4, "col": 7}]}]}
+        "uncovered": [{"text": "0.7", "line": 4, "col": 7}],
+        **dict.fromkeys(("formulas", "statements", "procedures"),
+                        {"total": 0, "covered": 0, "waived": 0, "uncovered": []})}]}
 
 
 def test_waiving_the_rest_passes_unless_waivers_exceed_the_limit(tmp_path, capsys, monkeypatch):

@@ -5,6 +5,10 @@ changed claim files. A claim is selected when its quote overlaps a changed
 line, when its quote no longer resolves (the edit moved or deleted its text),
 when its claim file changed, or when it uses a selected claim. Git runs as a
 subprocess with a fixed argument list; nothing from the diff is executed.
+
+New text is gated too: :func:`uncovered_on_changed_lines` lists the numbers, formulas,
+statements and procedures that no claim checks and no waiver explains and that lie on a
+changed line (an item spanning several lines, when any of them changed).
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifiers.coverage import KINDS, coverage
 from verifiers.holes import ResolveError, find
 from verifiers.notes import Note
-from verifiers.run import InputError
+from verifiers.run import InputError, RunResult
 from verifiers.schema import Claim
 
-__all__ = ["Changes", "changes_since", "changed_claims"]
+__all__ = ["Changes", "changes_since", "changed_claims", "uncovered_on_changed_lines"]
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 _FILE = re.compile(r"^\+\+\+ (?:b/)?(.+)$", re.M)
@@ -117,3 +122,30 @@ def _touches(claim: Claim, note: Note, lines: set[int]) -> bool:
     first, last = note.position(match.start)[0], note.position(max(match.end - 1,
                                                                      match.start))[0]
     return any(first <= line <= last for line in lines)
+
+
+def uncovered_on_changed_lines(result: RunResult) -> list[str]:
+    """``note:line:col: uncovered[ kind]: text (...)`` for every uncovered number, formula,
+    statement or procedure on a line changed since the revision (raw text: the caller
+    escapes it for its output)."""
+    assert result.changes is not None
+    out = []
+    covs, _ = coverage(result)
+    for cov in covs:
+        note = result.notes[cov.note]
+        lines = result.changes.for_file(result.notes_dir / cov.note) or set()
+        if not lines:
+            continue
+        path = result.note_path(cov.note)
+        for lit in cov.uncovered:
+            line, col = note.position(lit.start)
+            if line in lines:
+                out.append(f"{path}:{line}:{col}: uncovered: {lit.text} "
+                           "(new or changed text that no claim checks)")
+        for kind in KINDS:
+            for item in cov.kinds[kind].uncovered:
+                (first, col), last = note.position(item.start), note.position(item.end)[0]
+                if any(first <= line <= last for line in lines):
+                    out.append(f"{path}:{first}:{col}: uncovered {kind[:-1]}: {item.text} "
+                               "(new or changed text that no claim checks)")
+    return out

@@ -38,6 +38,18 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _kinds(text: str) -> tuple[str, ...]:
+    """``--require formulas,statements``: kinds beyond the numbers that fail the gate."""
+    from verifiers.coverage import KINDS
+
+    kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(f"expected a comma list of {', '.join(KINDS)}, "
+                                         f"got {text!r}")
+    return kinds
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2
         raise UsageError(f"{self.prog}: {message}")
@@ -80,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     cover.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     cover.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
     cover.add_argument("--json", type=Path, help="write the coverage JSON here (atomically)")
+    cover.add_argument("--require", type=_kinds, default=(), metavar="KINDS",
+                       help="also fail on uncovered items of these kinds: a comma list of "
+                            "formulas, statements, procedures (default: numbers only)")
     report = commands.add_parser("report", help="write the HTML report (one offline page)")
     report.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     report.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
@@ -171,35 +186,27 @@ def check(args: argparse.Namespace) -> int:
 
 
 def uncovered_changes(result: RunResult) -> list[str]:
-    """Literals on changed lines that no claim checks and no waiver explains."""
-    from verifiers.coverage import coverage as classify
+    """Numbers, formulas, statements and procedures on changed lines that no claim checks
+    and no waiver explains (:func:`verifiers.changes.uncovered_on_changed_lines`)."""
+    from verifiers.changes import uncovered_on_changed_lines
 
-    assert result.changes is not None
-    out = []
-    covs, _ = classify(result)
-    for cov in covs:
-        note = result.notes[cov.note]
-        lines = result.changes.for_file(result.notes_dir / cov.note) or set()
-        for lit in cov.uncovered:
-            line, col = note.position(lit.start)
-            if line in lines:
-                out.append(printable(f"{result.note_path(cov.note)}:{line}:{col}: uncovered: "
-                                     f"{lit.text} (new or changed text that no claim checks)"))
-    return out
+    return [printable(line) for line in uncovered_on_changed_lines(result)]
 
 
 MAX_WAIVED = 0.15  # waivers may take at most this share of a note's literals
 
 
 def coverage(args: argparse.Namespace) -> int:
-    """Exit 0 when every literal is covered or waived (waivers within 15%), else 1."""
+    """Exit 0 when every literal is covered or waived (waivers within 15%), and every item of
+    the ``--require`` kinds is covered or waived; else 1. Uncovered formulas, statements and
+    procedures are listed either way."""
     import json
 
+    from verifiers.coverage import KINDS, coverage_json
     from verifiers.coverage import coverage as classify
-    from verifiers.coverage import coverage_json
     from verifiers.files import write_output
 
-    result = run(args.notes, args.claims)
+    result = run(args.notes, args.claims, lambda claim: False)  # quotes only: no evaluation
     covs, problems = classify(result)
     data = coverage_json(result, covs)
     ok = not problems
@@ -209,13 +216,24 @@ def coverage(args: argparse.Namespace) -> int:
         path = result.note_path(entry["note"])
         for lit in entry["uncovered"]:
             print(printable(f"{path}:{lit['line']}:{lit['col']}: uncovered: {lit['text']}"))
+        for kind in KINDS:
+            for item in entry[kind]["uncovered"]:
+                print(printable(f"{path}:{item['line']}:{item['col']}: uncovered "
+                                f"{kind[:-1]}: {item['text']}"))
         share = entry["waived"] / entry["literals"] if entry["literals"] else 0.0
         if entry["uncovered"] or share > MAX_WAIVED:
+            ok = False
+        if any(entry[kind]["uncovered"] for kind in args.require):
             ok = False
         flag = f" (over the {MAX_WAIVED:.0%} limit)" if share > MAX_WAIVED else ""
         print(f"{path}: {entry['literals']} literals: {entry['covered']} covered, "
               f"{entry['waived']} waived ({share:.1%}){flag}, {len(entry['uncovered'])} "
               "uncovered")
+        for kind in KINDS:
+            k = entry[kind]
+            required = " (required)" if kind in args.require else ""
+            print(f"{path}: {k['total']} {kind}{required}: {k['covered']} covered, "
+                  f"{k['waived']} waived, {len(k['uncovered'])} uncovered")
     if args.json:
         write_output(args.json, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK if ok else EXIT_FAIL

@@ -10,6 +10,10 @@ notes' real lines:
 * ``list-marker`` -- ``1.`` opening a numbered list item;
 * ``step-label`` -- ``(1)`` opening a list item or a line (a label for a step);
 * ``reference`` -- a section reference, ``§7`` or ``第 12 章``.
+
+Formulas, sentences that state a law and procedures are classified too
+(:mod:`verifiers.meaning_coverage`), in ``NoteCoverage.kinds``; the JSON reports them
+next to the numbers.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from verifiers.holes import ResolveError, find
+from verifiers.meaning_coverage import KINDS, KindCoverage, classify_items
 from verifiers.notes import Literal, Note
 from verifiers.run import RunResult
 from verifiers.schema import Waiver
 
-__all__ = ["NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json"]
+__all__ = ["KINDS", "NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json"]
 
 COVERED, WAIVED, UNCOVERED = "covered", "waived", "uncovered"
 
@@ -83,6 +88,7 @@ class NoteCoverage:
     status: dict[int, str] = field(default_factory=dict)  # literal start -> status
     reasons: dict[int, str] = field(default_factory=dict)  # waived literal -> reason
     excluded: dict[str, int] = field(default_factory=dict)  # rule -> count
+    kinds: dict[str, KindCoverage] = field(default_factory=dict)  # "formulas", ... -> items
 
     def count(self, status: str) -> int:
         return sum(1 for lit in self.literals if self.status[lit.start] == status)
@@ -116,10 +122,13 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
             except ResolveError as err:
                 problems.append(WaiverProblem(waiver, err.message))
                 continue
+            if "numbers" not in waiver.waives:
+                continue
             for lit in cov.literals:
                 if cov.status[lit.start] == UNCOVERED and _inside(waived, lit):
                     cov.status[lit.start] = WAIVED
                     cov.reasons[lit.start] = waiver.reason
+        cov.kinds = classify_items(result, name)
         out.append(cov)
     return out, problems
 
@@ -161,11 +170,21 @@ def _inside(spans: list[tuple[int, int]], lit: Literal) -> bool:
     return any(a <= lit.start and lit.end <= b for a, b in spans)
 
 
+def _place(note: Note, text: str, start: int) -> dict[str, object]:
+    line, col = note.position(start)
+    return {"text": text, "line": line, "col": col}
+
+
 def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, object]:
-    """The coverage contract, version 1."""
+    """The coverage contract, version 1 (``formulas``, ``statements``, ``procedures`` added
+    next to the numeric fields, each ``{total, covered, waived, uncovered: [...]}``)."""
     notes = []
     for cov in covs:
         note = result.notes[cov.note]
+        kinds = {kind: {"total": len(k.items), "covered": k.count(COVERED),
+                        "waived": k.count(WAIVED),
+                        "uncovered": [_place(note, it.text, it.start) for it in k.uncovered]}
+                 for kind, k in cov.kinds.items()}
         notes.append({
             "note": cov.note,
             "literals": len(cov.literals),
@@ -173,9 +192,8 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
             "waived": cov.count(WAIVED),
             "excluded": cov.excluded,
             "uncovered": [
-                {"text": lit.text, "line": note.position(lit.start)[0],
-                 "col": note.position(lit.start)[1]}
-                for lit in cov.uncovered
+                _place(note, lit.text, lit.start) for lit in cov.uncovered
             ],
+            **kinds,
         })
     return {"version": 1, "notes": notes}

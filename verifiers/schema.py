@@ -19,7 +19,9 @@ from verifiers.files import read_regular
 from verifiers.yamlload import Node, YamlError, load
 
 FILE_KEYS = ("note", "section", "claims", "waivers")
-WAIVER_KEYS = ("text", "reason", "section")
+WAIVER_KEYS = ("text", "reason", "section", "waives")
+# What a waiver may excuse (``waives:``); numbers when it does not say.
+WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
@@ -192,7 +194,9 @@ class Waiver:
     """Numbers of a note that are not claims (a date, an illustrative value), with why.
 
     The quote's holes mark the waived literals; a quote without holes waives
-    every literal in it.
+    every literal in it. ``waives`` names what it excuses (:data:`WAIVABLE`): numbers
+    unless it says otherwise; a formula, statement or procedure it overlaps when it
+    names that kind.
     """
 
     file: str
@@ -201,6 +205,7 @@ class Waiver:
     text: str
     reason: str
     section: str | None = None
+    waives: tuple[str, ...] = ("numbers",)
 
 
 @dataclass
@@ -308,8 +313,29 @@ class _FileValidator:
             if reason is not None and not reason.strip():
                 self.problem(item.line, item.col, "a waiver needs a reason")
             elif text is not None and reason is not None and note is not None:
-                self.result.waivers.append(Waiver(self.file, item.line, note, text, reason,
-                                                  self.string(item, "section", None)))
+                waives = self.waives(item.value.get("waives"))
+                if waives is not None:
+                    self.result.waivers.append(Waiver(self.file, item.line, note, text, reason,
+                                                      self.string(item, "section", None),
+                                                      waives))
+
+    def waives(self, node: Node | None) -> tuple[str, ...] | None:
+        """``waives: formulas`` or ``waives: [numbers, formulas]``; None after a problem."""
+        if node is None:
+            return ("numbers",)
+        items = node.value if isinstance(node.value, list) else [node]
+        kinds = []
+        for kind in items:
+            if not isinstance(kind.value, str) or kind.value not in WAIVABLE:
+                self.problem(kind.line, kind.col, f"waives: {kind.value!r} is not one of "
+                             f"{', '.join(WAIVABLE)}{did_you_mean(str(kind.value), WAIVABLE)}")
+                return None
+            kinds.append(kind.value)
+        if not kinds:
+            self.problem(node.line, node.col, "waives: name at least one of "
+                         + ", ".join(WAIVABLE))
+            return None
+        return tuple(dict.fromkeys(kinds))
 
     def unknown_keys(self, node: Node, allowed: tuple[str, ...], claim: Claim | None) -> None:
         for key, (line, col) in node.keys.items():

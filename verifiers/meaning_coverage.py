@@ -1,0 +1,126 @@
+"""Coverage of a note's formulas, law-stating sentences and procedures.
+
+The items come from :mod:`verifiers.meaning`. An item is
+
+* ``covered`` when its span overlaps the matched quote of a claim that checks something
+  (a ``check``, a model ``run``, a symbolic formula, a property's law): whatever its
+  holes are (numbers, ``⟪formula⟫``, words), the claim reads the quoted text;
+* ``waived`` when it overlaps the matched quote of a waiver that names its kind
+  (``waives: [formulas]``), with the waiver's reason;
+* ``uncovered`` otherwise.
+
+A claim with problems, a stale one, or one that checks nothing (a scaffolded stub, a
+table of inputs) covers nothing. Overlap is found with sorted spans and a running maximum,
+so the cost is (items + claims) × log(claims).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from verifiers.holes import ResolveError, find
+from verifiers.meaning import FINDERS, Item
+from verifiers.notes import Note
+from verifiers.run import RunResult
+from verifiers.schema import Claim
+
+__all__ = ["KINDS", "KindCoverage", "classify_items", "item_kind"]
+
+KINDS = tuple(FINDERS)  # "formulas", "statements", "procedures"
+COVERED, WAIVED, UNCOVERED = "covered", "waived", "uncovered"
+
+
+def item_kind(kind: str) -> str:
+    """``formulas`` -> ``formula`` (the word of a console line)."""
+    return kind[:-1]
+
+
+@dataclass
+class KindCoverage:
+    """The items of one kind in one note, each with its status (same order)."""
+
+    items: list[Item] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
+    reasons: dict[int, str] = field(default_factory=dict)  # item index -> waiver reason
+
+    def count(self, status: str) -> int:
+        return self.status.count(status)
+
+    @property
+    def uncovered(self) -> list[Item]:
+        return [it for it, s in zip(self.items, self.status, strict=True) if s == UNCOVERED]
+
+
+class _Spans:
+    """Sorted (start, end) spans answering "does [s, e) overlap any?" in log time."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.starts = [a for a, _ in spans]
+        self.max_end = []
+        top = -1
+        for _, b in spans:
+            top = max(top, b)
+            self.max_end.append(top)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        k = bisect.bisect_left(self.starts, max(end, start + 1))  # spans starting before end
+        return k > 0 and self.max_end[k - 1] > start
+
+
+def _checks(claim: Claim) -> bool:
+    return bool(claim.check) or claim.run is not None or claim.kind in ("symbolic", "property")
+
+
+def _quote_span(note: Note, text: str, section: str | None) -> tuple[int, int] | None:
+    scopes = note.scopes(section) if section else [(0, len(note.text))]
+    if not scopes:
+        return None
+    try:
+        match = find(note.text, text, scopes)
+    except ResolveError:
+        return None
+    return match.start, match.end
+
+
+def find_items(note: Note) -> dict[str, list[Item]]:
+    """Every formula, statement and procedure of a note (procedures kept inside sections)."""
+    headings = [s.start for s in note.sections]
+    return {
+        "formulas": FINDERS["formulas"](note.text),
+        "statements": FINDERS["statements"](note.text),
+        "procedures": FINDERS["procedures"](note.text, headings),
+    }
+
+
+def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
+    """Classify the items of one note against the run's claims and waivers."""
+    note = result.notes[name]
+    claim_spans = []
+    for claim in result.claims:
+        if claim.note == name and not claim.problems and _checks(claim):
+            span = _quote_span(note, claim.text, claim.section)
+            if span is not None:
+                claim_spans.append(span)
+    covering = _Spans(claim_spans)
+    waivers = []
+    for waiver in result.waivers:
+        if waiver.note == name and set(waiver.waives) & set(KINDS):
+            span = _quote_span(note, waiver.text, waiver.section)  # stale: reported by numbers
+            if span is not None:
+                waivers.append((waiver, _Spans([span])))
+    out = {}
+    for kind, items in find_items(note).items():
+        cov = KindCoverage(items)
+        for index, item in enumerate(items):
+            if covering.overlaps(item.start, item.end):
+                cov.status.append(COVERED)
+                continue
+            waiver = next((w for w, spans in waivers
+                           if kind in w.waives and spans.overlaps(item.start, item.end)), None)
+            cov.status.append(WAIVED if waiver is not None else UNCOVERED)
+            if waiver is not None:
+                cov.reasons[index] = waiver.reason
+        out[kind] = cov
+    return out
