@@ -136,7 +136,8 @@ def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, in
             continue
         scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
         try:
-            match = find(note.text, claim.text, scopes)
+            match = find(note.text, claim.text, scopes, displays=note.displays,
+                         near=claim.near, after=claim.after)
         except ResolveError:
             continue  # a stale claim covers nothing
         checks = bool(claim.check) or claim.run is not None or claim.kind == "symbolic"
@@ -151,7 +152,7 @@ def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:
     scopes = note.scopes(waiver.section) if waiver.section else [(0, len(note.text))]
     if not scopes:
         raise ResolveError(f"section {waiver.section!r} not found in the note")
-    match = find(note.text, waiver.text, scopes)
+    match = find(note.text, waiver.text, scopes, displays=note.displays)
     if match.values:
         return sorted((p.start, p.end) for p in match.values.values())
     return [(match.start, match.end)]

@@ -257,7 +257,8 @@ class Engine:
             if not scopes:
                 raise ClaimFailure(STALE, f"section {claim.section!r} not found in the note")
         try:
-            ev.match = find(ev.note.text, claim.text, scopes)
+            ev.match = find(ev.note.text, claim.text, scopes, displays=ev.note.displays,
+                            near=claim.near, after=claim.after)
         except ResolveError as err:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
             raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint,

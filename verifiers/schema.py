@@ -18,12 +18,22 @@ from verifiers import expr as ex
 from verifiers.files import read_regular
 from verifiers.yamlload import Node, YamlError, load
 
+_WRITTEN_NAME = re.compile(r"([A-Za-z\u0370-\u03ff]+)_\{([A-Za-z0-9\u0370-\u03ff]+)\}")
+
+
+def symbol_name(written: str) -> str:
+    """The reader's name for a symbol as the note writes it: ``out_{o1}`` -> ``out_o1``
+    (``out_o1``, ``w_{5}`` -> ``w_5``); anything else (a given ``E [X]``) is kept."""
+    m = _WRITTEN_NAME.fullmatch(written.strip())
+    return f"{m[1]}_{m[2]}" if m else written
+
+
 FILE_KEYS = ("note", "section", "claims", "waivers")
 WAIVER_KEYS = ("text", "reason", "section")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params",
+    "params", "near", "after",
 )
 RESTATE_KEYS = ("as", "reason")
 #: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
@@ -139,6 +149,8 @@ class Claim:
     note: str
     kind: str = "arithmetic"
     section: str | None = None
+    near: str | None = None  # context text beside the one match meant (an ambiguous quote)
+    after: str | None = None  # context text the match meant is the first one after
     says: str = ""
     text: str = ""
     text_line: int = 0
@@ -347,6 +359,8 @@ class _FileValidator:
             self.problem(line, col, f"unknown kind {claim.kind!r}{did_you_mean(claim.kind, KINDS)}",
                          claim)
         claim.section = self.string(node, "section", claim) or section
+        claim.near = self.string(node, "near", claim) or None
+        claim.after = self.string(node, "after", claim) or None
         claim.says = self.string(node, "says", claim) or ""
         text = self.string(node, "text", claim, required=True)
         if text is not None:
@@ -495,22 +509,25 @@ class _FileValidator:
             if key not in ASSUME_KEYS:
                 self.problem(line, col, f"unknown assumption {key!r}"
                              f"{did_you_mean(key, ASSUME_KEYS)}", claim)
-            elif key == "real":
-                if not isinstance(value.value, bool):
-                    self.problem(value.line, value.col, "'real' is true or false", claim)
-                claim.assume[key] = bool(value.value)
+            elif key == "real" and isinstance(value.value, bool):
+                claim.assume[key] = value.value
             else:
                 names = value.plain()
                 if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                    self.problem(value.line, value.col, f"{key!r} lists symbol names", claim)
+                    hint = " (or true/false for every symbol)" if key == "real" else ""
+                    self.problem(value.line, value.col, f"{key!r} lists symbol names{hint}",
+                                 claim)
+                elif key == "real":
+                    # every symbol is real unless 'real: false'; naming some keeps that
+                    claim.assume[key] = True
                 else:
-                    claim.assume[key] = tuple(names)
+                    claim.assume[key] = tuple(symbol_name(n) for n in names)
         for key, value in self.mapping(claim, define, "define").items():
             if not isinstance(value.value, str) or value.value not in claim.formulas:
                 self.problem(value.line, value.col, f"define: {key}: name a formula hole of the "
                              f"text{did_you_mean(str(value.value), claim.formulas)}", claim)
             else:
-                claim.define[key] = value.value
+                claim.define[symbol_name(key)] = value.value
         if timeout is not None:
             if isinstance(timeout.value, bool) or not isinstance(timeout.value, (int, float)) \
                     or not 0 < timeout.value <= MAX_STEP_SECONDS:
