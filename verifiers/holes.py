@@ -322,8 +322,8 @@ def _disambiguate(text: str, found: _Found, scopes: list[tuple[int, int]],
             raise ResolveError(f"after: {after!r} is not in the scope")
         starts = [s for s in starts if s >= first_mark + len(after)][:1]
     if near and len(starts) > 1:
-        marks = [m.start() for lo, hi in scopes
-                 for m in re.finditer(re.escape(near), text[:hi]) if m.start() >= lo]
+        context = re.compile(re.escape(near))
+        marks = [m.start() for lo, hi in scopes for m in context.finditer(text, lo, hi)]
         if not marks:
             raise ResolveError(f"near: {near!r} is not in the scope")
 

@@ -31,6 +31,7 @@ Literals
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from verifiers.parsers.abstract import Display, Heading, Note
 
@@ -107,22 +108,15 @@ class MarkdownNote(Note):
     format = "markdown"
     cell_regions = True
 
-    @property
+    @cached_property
     def code_spans(self) -> list[tuple[int, int]]:
         """Fenced code blocks and inline code spans (their numbers are not prose)."""
-        return self._code
-
-    @property
-    def _code(self) -> list[tuple[int, int]]:
-        cached = self.__dict__.get("_code_cache")
-        if cached is None:
-            cached = self.__dict__["_code_cache"] = _code_spans(self.text)
-        return cached
+        return _code_spans(self.text)
 
     def _find_headings(self) -> list[Heading]:
         found: list[Heading] = []
         for m in _HEADING_RE.finditer(self.text):
-            if _inside(self._code, m.start()) or not m[2]:
+            if _inside(self.code_spans, m.start()) or not m[2]:
                 continue
             title_start = m.start(2)
             label = _LABEL_RE.match(m[2])
@@ -134,9 +128,9 @@ class MarkdownNote(Note):
         return found
 
     def _literal_regions(self) -> list[tuple[int, int]]:
-        excluded = list(self._code)
+        excluded = list(self.code_spans)
         excluded += [(m.start(), m.end()) for m in _URL_RE.finditer(self.text)
-                     if not _inside(self._code, m.start())]
+                     if not _inside(self.code_spans, m.start())]
         excluded += [(h.start, h.label_end) for h in self._headings if h.label_end > h.start]
         # a table row's cells are regions of their own: a sign after "|" is a sign
         excluded += [(m.start() + k, m.start() + k + 1) for m in _TABLE_ROW_RE.finditer(self.text)
@@ -152,7 +146,7 @@ class MarkdownNote(Note):
     def _find_displays(self) -> list[Display]:
         displays: list[Display] = []
         for m in _MATH_RE.finditer(self.text):
-            if _inside(self._code, m.start()):
+            if _inside(self.code_spans, m.start()):
                 continue
             if m["dd"] is not None:
                 displays.append(Display(m.start(), m.end(), m.start("dd"), m.end("dd"), True))
