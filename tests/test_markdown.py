@@ -185,3 +185,23 @@ def test_define_and_assume_take_written_names(tmp_path):
           str(tmp_path / "claims"), "--json", str(out), "-k", "derivative"])
     report = json.loads(out.read_text(encoding="utf-8"))
     assert [c["status"] for c in report["claims"]] == ["verified"]
+
+
+def test_a_waiver_takes_near_too(tmp_path):
+    from verifiers.coverage import WAIVED, coverage
+    from verifiers.run import run
+
+    claims = tmp_path / "claims"
+    shutil.copytree(FIXTURE / "claims", claims)
+    waiver = ("note: backprop-mini.md\nwaivers:\n  - text: with $b_2 = ⟨b⟩$\n"
+              "    reason: the shared bias, restated\n    section: \"3\"\n")
+    (claims / "backprop-mini" / "90-waivers.yaml").write_text(waiver, encoding="utf-8")
+    covs, problems = coverage(run(FIXTURE / "notes", claims))
+    assert len(problems) == 1 and "found 2 times, at 55:58, 58:58" in problems[0].message
+    (claims / "backprop-mini" / "90-waivers.yaml").write_text(
+        waiver + "    near: \"w_8\"\n", encoding="utf-8")
+    covs, problems = coverage(run(FIXTURE / "notes", claims))
+    note = read_note(LESSON)
+    waived = [note.position(lit.start) for lit in covs[0].literals
+              if covs[0].status[lit.start] == WAIVED]
+    assert not problems and waived == [(58, 70)]

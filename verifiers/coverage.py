@@ -174,7 +174,8 @@ def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:
     scopes = note.scopes(waiver.section) if waiver.section else [(0, len(note.text))]
     if not scopes:
         raise ResolveError(f"section {waiver.section!r} not found in the note")
-    match = find(note.text, waiver.text, scopes, displays=note.displays)
+    match = find(note.text, waiver.text, scopes, displays=note.displays,
+                 near=waiver.near, after=waiver.after)
     if match.values:
         return sorted((p.start, p.end) for p in match.values.values())
     return [(match.start, match.end)]

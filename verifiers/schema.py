@@ -29,7 +29,7 @@ def symbol_name(written: str) -> str:
 
 
 FILE_KEYS = ("note", "section", "claims", "waivers")
-WAIVER_KEYS = ("text", "reason", "section")
+WAIVER_KEYS = ("text", "reason", "section", "near", "after")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
@@ -208,6 +208,8 @@ class Waiver:
     text: str
     reason: str
     section: str | None = None
+    near: str | None = None  # context text, as for a claim (a quote found more than once)
+    after: str | None = None
 
 
 @dataclass
@@ -316,7 +318,9 @@ class _FileValidator:
                 self.problem(item.line, item.col, "a waiver needs a reason")
             elif text is not None and reason is not None and note is not None:
                 self.result.waivers.append(Waiver(self.file, item.line, note, text, reason,
-                                                  self.string(item, "section", None)))
+                                                  self.string(item, "section", None),
+                                                  self.string(item, "near", None) or None,
+                                                  self.string(item, "after", None) or None))
 
     def unknown_keys(self, node: Node, allowed: tuple[str, ...], claim: Claim | None) -> None:
         for key, (line, col) in node.keys.items():
