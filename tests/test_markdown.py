@@ -205,3 +205,24 @@ def test_a_waiver_takes_near_too(tmp_path):
     waived = [note.position(lit.start) for lit in covs[0].literals
               if covs[0].status[lit.start] == WAIVED]
     assert not problems and waived == [(58, 70)]
+
+
+def test_a_stale_quote_points_at_a_candidate_or_where_matching_stopped(tmp_path, capsys):
+    claims = tmp_path / "claims"
+    shutil.copytree(FIXTURE / "claims", claims)
+    path = claims / "backprop-mini" / "01-forward.yaml"
+    text = path.read_text(encoding="utf-8").replace('    near: "w_8"\n', "")
+    text = text.replace("&= ⟨w1⟩ \\times ⟨i1⟩ + ⟨w2⟩ \\times ⟨i2⟩ + ⟨b1⟩ \\\\",
+                        "&= ⟨w1⟩ \\times ⟨i1⟩ + ⟨w2⟩ \\cdot ⟨i2⟩ + ⟨b1⟩ \\\\")
+    path.write_text(text, encoding="utf-8")
+    main(["check", "--no-cache", "--notes", str(FIXTURE / "notes"), "--claims", str(claims),
+          "-k", "net_o2 or net_h1 or net-o2 or net-h1"])
+    out = capsys.readouterr().out
+    lines = {ln.split(": ")[2].split()[0]: ln for ln in out.splitlines() if "stale" in ln}
+    assert lines["bpm-net-o2"].split(": ")[0].endswith("backprop-mini.md:55:58")
+    assert "found 2 times, at 55:58, 58:58" in lines["bpm-net-o2"]
+    # the quote's first row matches (line 25); its second row does not: the stale verdict
+    # points at the end of what matched and names the quote line that stops matching
+    assert lines["bpm-net-h1"].split(": ")[0].endswith("backprop-mini.md:25:39")
+    assert "quote line 2" in lines["bpm-net-h1"]
+    assert "closest line: '&= 0.15 \\\\times 0.05" in lines["bpm-net-h1"]

@@ -55,11 +55,13 @@ MAX_QUOTE = 20_000
 class ResolveError(Exception):
     """The quote is not in the note (stale) or a printed value is unreadable."""
 
-    def __init__(self, message: str, stale: bool = True, hint: str | None = None) -> None:
+    def __init__(self, message: str, stale: bool = True, hint: str | None = None,
+                 at: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.stale = stale
         self.hint = hint
+        self.at = at  # where the message points in the note: a candidate, where matching stopped
 
 
 @dataclass(frozen=True)
@@ -340,7 +342,8 @@ def _disambiguate(text: str, found: _Found, scopes: list[tuple[int, int]],
     how = "add near: or after: with text beside the one you mean"
     raise ResolveError(f"quoted text found {count} times, at {where}; it must be unique "
                        f"({how})" if starts else
-                       f"no match of the quoted text comes after {after!r} (matches at {where})")
+                       f"no match of the quoted text comes after {after!r} (matches at {where})",
+                       at=(starts or sorted(found))[0])
 
 
 def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
@@ -348,6 +351,7 @@ def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
     """Which line of the quote stops matching, and the note line most like it."""
     lines = quote.split("\n")
     failing = None
+    matched: _Found = {}
     for k in range(1, len(lines)):
         prefix = "\n".join(lines[:k])
         if not prefix.strip():
@@ -356,9 +360,11 @@ def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
             compiled = compile_quote(prefix)
         except ValueError:
             break
-        if not compiled.parts or not _candidates(text, compiled, scopes, units):
+        found = _candidates(text, compiled, scopes, units) if compiled.parts else {}
+        if not found:
             failing = k - 1
             break
+        matched = found
     else:
         failing = len(lines) - 1
     while failing is not None and failing < len(lines) - 1 and not lines[failing].strip():
@@ -367,8 +373,9 @@ def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
         return ResolveError("quoted text not found in the note",
                             hint=closest_line(text, quote, scopes))
     bad = lines[failing].strip()
+    stop = min(end for _, end in matched.values()) if len(matched) == 1 else None
     return ResolveError(f"quoted text not found in the note: quote line {failing + 1} "
-                        f"{bad!r} does not match", hint=closest_line(text, bad, scopes))
+                        f"{bad!r} does not match", hint=closest_line(text, bad, scopes), at=stop)
 
 
 _ROW_JOIN = re.compile(r"((?:&\s*)?(?:=|\\approx|\\le|\\ge|<|>)\s*)(\\\\)")
