@@ -5,6 +5,14 @@ whitespace made optional, and each hole ``⟨name⟩`` becomes a named group tha
 matches one printed value (a LaTeX matrix, a nested list, a list, a fraction
 or a number). The note therefore stays the only place where numbers are
 written; the claim says where they are.
+
+A formula hole ``⟪F⟫`` reads LaTeX to the next literal text or the end of its
+line, or, when it starts at one of the note's math units (a Markdown ``$$…$$``
+or ``aligned`` display), the whole unit across lines. A quote must match once:
+a claim's ``near:``/``after:`` context text picks one of several matches, and
+every failure says where to look (each candidate's ``line:col``, or the quote
+line that stops matching), because a message that only says "not unique" or
+"not found" sends the author searching the note by hand.
 """
 
 from __future__ import annotations
