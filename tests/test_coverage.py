@@ -50,6 +50,33 @@ def test_numbers_in_sentences_are_not_excluded():
     assert rule_hits("lesson1-text-to-distribution.txt", 74) == [("3", None), ("4", None)]
 
 
+def test_labels_on_real_lines():
+    # "Step 1：两个头..." and "图1：前向预测..." -- names of parts, waived before this rule
+    assert rule_hits("matrix-by-matrix.txt", 323) == [("1", "label")]
+    assert rule_hits("architecture-and-training.txt", 88)[0] == ("1", "label")
+    assert rule_hits("lesson1-text-to-distribution.txt", 314) == [("2", "label")]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("Step 1: forward pass", [("1", "label")]),
+    ("Word 1 is cat, word 2 is sat", [("1", "label"), ("2", "label")]),
+    ("Lesson 3 and Example 2", [("3", "label"), ("2", "label")]),
+    ("Figure 4 and Table 2", [("4", "label"), ("2", "label")]),
+    ("第 3 步：求和，如图 4 所示，见表 2", [("3", "label"), ("4", "label"), ("2", "label")]),
+    ("图 4 与 表 2", [("4", "label"), ("2", "label")]),
+    # values stay values: a vocabulary size after 词表, a count after "steps", a sign
+    ("词表 50257，训练 5 steps，Step 0.1", [("50257", None), ("5", None), ("0.1", None)]),
+    ("Table 2.5 mean", [("2.5", None)]),
+])
+def test_labels_on_example_lines(line, expected):
+    from verifiers.notes import Note
+
+    note = Note.from_text(line + "\n", "example.md")
+    got = [(lit.text, next((r for r, f in RULES.items() if f(note, lit)), None))
+           for lit in note.literals]
+    assert got == expected
+
+
 NOTE = """1.1 例子
 1. 第一步：2 + 3 = 5
 日期：2024 年
@@ -77,7 +104,7 @@ def test_covered_waived_uncovered_and_the_json_contract(tmp_path, capsys, monkey
     data = json.loads((root / "cov.json").read_text(encoding="utf-8"))
     assert data == {"version": 1, "notes": [{
         "note": "n.txt", "literals": 5, "covered": 3, "waived": 1,
-        "excluded": {"list-marker": 1, "step-label": 0, "reference": 0},
+        "excluded": {"list-marker": 1, "step-label": 0, "reference": 0, "label": 0},
         "uncovered": [{"text": "0.7", "line": 4, "col": 7}],
         **dict.fromkeys(("formulas", "statements", "procedures"),
                         {"total": 0, "covered": 0, "waived": 0, "uncovered": []})}]}

@@ -116,7 +116,8 @@ def _touches(claim: Claim, note: Note, lines: set[int]) -> bool:
     if not scopes:
         return True  # its section is gone: check it (it will be stale)
     try:
-        match = find(note.text, claim.text, scopes)
+        match = find(note.text, claim.text, scopes, displays=note.displays,
+                     near=claim.near, after=claim.after)
     except ResolveError:
         return True  # the edit broke its quote: check it (it will be stale)
     first, last = note.position(match.start)[0], note.position(max(match.end - 1,

@@ -9,7 +9,9 @@ notes' real lines:
 
 * ``list-marker`` -- ``1.`` opening a numbered list item;
 * ``step-label`` -- ``(1)`` opening a list item or a line (a label for a step);
-* ``reference`` -- a section reference, ``§7`` or ``第 12 章``.
+* ``reference`` -- a section reference, ``§7`` or ``第 12 章``;
+* ``label`` -- the number of a named part: ``Step 1``, ``Word 1``, ``Lesson 3``,
+  ``Example 2``, ``Figure 4``/``图 4``, ``Table 2``/``表 2``, ``第 3 步``.
 
 Formulas, sentences that state a law and procedures are classified too
 (:mod:`verifiers.meaning_coverage`), in ``NoteCoverage.kinds``; the JSON reports them
@@ -65,10 +67,30 @@ def reference(note: Note, lit: Literal) -> bool:
         and _CHAPTER_WORD.match(note.text, lit.end) is not None
 
 
+_LABEL_WORD = re.compile(
+    r"(?<![A-Za-z])(?:Step|Word|Lesson|Example|Exercise|Figure|Fig\.|Table|Chapter|Section"
+    r"|Part|Question|Problem)[ \t]*\Z"
+    r"|(?:(?<![\u4e00-\u9fff])|(?<=[如见]))[图表例][ \t]*\Z", re.IGNORECASE)
+_ORDINAL_WORD = re.compile(r"[ \t]*[步课讲节题问]")
+
+
+def label(note: Note, lit: Literal) -> bool:
+    """``Step 1``, ``Lesson 3``, ``图 4``, ``第 3 步`` -- the name of a part, not a value.
+    ``图``/``表`` count only on their own (``词表 50257`` is a vocabulary size)."""
+    if lit.number.kind != "integer" or lit.text[:1] in "+-−":
+        return False
+    before = note.text[max(0, lit.start - 12):lit.start]
+    if _LABEL_WORD.search(before):
+        return True
+    return _CHAPTER_REF.search(before) is not None \
+        and _ORDINAL_WORD.match(note.text, lit.end) is not None
+
+
 RULES: dict[str, Callable[[Note, Literal], bool]] = {
     "list-marker": list_marker,
     "step-label": step_label,
     "reference": reference,
+    "label": label,
 }
 
 
@@ -145,7 +167,8 @@ def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, in
             continue
         scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
         try:
-            match = find(note.text, claim.text, scopes)
+            match = find(note.text, claim.text, scopes, displays=note.displays,
+                         near=claim.near, after=claim.after)
         except ResolveError:
             continue  # a stale claim covers nothing
         checks = bool(claim.check) or claim.run is not None or claim.kind == "symbolic"
@@ -160,7 +183,8 @@ def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:
     scopes = note.scopes(waiver.section) if waiver.section else [(0, len(note.text))]
     if not scopes:
         raise ResolveError(f"section {waiver.section!r} not found in the note")
-    match = find(note.text, waiver.text, scopes)
+    match = find(note.text, waiver.text, scopes, displays=note.displays,
+                 near=waiver.near, after=waiver.after)
     if match.values:
         return sorted((p.start, p.end) for p in match.values.values())
     return [(match.start, match.end)]

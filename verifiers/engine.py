@@ -58,6 +58,7 @@ class ClaimFailure(Exception):
         self.status = status
         self.message = message
         self.line = line  # the claim file's line of the expression that failed, if one did
+        self.where: tuple[int, int] | None = None  # the note position a stale quote points at
         self.depends_on_time = depends_on_time  # a budget ran out, here or upstream
 
 
@@ -257,11 +258,15 @@ class Engine:
             if not scopes:
                 raise ClaimFailure(STALE, f"section {claim.section!r} not found in the note")
         try:
-            ev.match = find(ev.note.text, claim.text, scopes)
+            ev.match = find(ev.note.text, claim.text, scopes, displays=ev.note.displays,
+                            near=claim.near, after=claim.after)
         except ResolveError as err:
             hint = f"; closest line: {err.hint!r}" if err.hint else ""
-            raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
-                               None if err.stale else claim.text_line or claim.line) from None
+            failure = ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
+                                   None if err.stale else claim.text_line or claim.line)
+            if err.at is not None:  # a candidate of an ambiguous quote, where matching stopped
+                failure.where = ev.note.position(err.at)
+            raise failure from None
         if claim.kind in ("symbolic", "property"):
             return  # values: the relations of its formulas / the law's search, in _verdict
         scope = self._scope(ev, POINT)
@@ -360,6 +365,7 @@ class Engine:
                 verdict.message = "; ".join(p.message for p in claim.problems)
             elif ev.failure.line is not None:  # an expression failed: point at its YAML line
                 verdict.claim_place = (ev.failure.line, 1)
+            verdict.where = ev.failure.where
             return verdict
         note, match = ev.note, ev.match
         verdict.span = (note.position(match.start), note.position(match.end))

@@ -5,6 +5,14 @@ whitespace made optional, and each hole ``⟨name⟩`` becomes a named group tha
 matches one printed value (a LaTeX matrix, a nested list, a list, a fraction
 or a number). The note therefore stays the only place where numbers are
 written; the claim says where they are.
+
+A formula hole ``⟪F⟫`` reads LaTeX to the next literal text or the end of its
+line, or, when it starts at one of the note's math units (a Markdown ``$$…$$``
+or ``aligned`` display), the whole unit across lines. A quote must match once:
+a claim's ``near:``/``after:`` context text picks one of several matches, and
+every failure says where to look (each candidate's ``line:col``, or the quote
+line that stops matching), because a message that only says "not unique" or
+"not found" sends the author searching the note by hand.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -22,6 +31,7 @@ from verifiers.numbers import (
     PrintedNumber,
     parse_printed,
 )
+from verifiers.parsers.abstract import Display
 from verifiers.schema import HOLE_RE, HoleRef
 from verifiers.words import word_ends
 
@@ -54,11 +64,13 @@ MAX_QUOTE = 20_000
 class ResolveError(Exception):
     """The quote is not in the note (stale) or a printed value is unreadable."""
 
-    def __init__(self, message: str, stale: bool = True, hint: str | None = None) -> None:
+    def __init__(self, message: str, stale: bool = True, hint: str | None = None,
+                 at: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.stale = stale
         self.hint = hint
+        self.at = at  # where the message points in the note: a candidate, where matching stopped
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,9 @@ class Quote:
 
     parts: tuple[re.Pattern[str] | HoleRef, ...]
     refs: tuple[HoleRef, ...]
+    # parts that are formula holes followed by a line break in the quote: each ends with
+    # its own line, so two formula holes on consecutive lines never split one line
+    line_bound: frozenset[int] = frozenset()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -97,13 +112,20 @@ def compile_quote(text: str) -> Quote:
     a quote with thirty holes costs thirty small matches, not one huge regex.
     """
     parts: list[re.Pattern[str] | HoleRef] = []
+    line_bound: set[int] = set()
     pos = 0
     for m in HOLE_RE.finditer(text):
-        _add_literal(parts, text[pos:m.start()])
-        parts.append(HoleRef.from_match(m))
+        chunk = text[pos:m.start()]
+        ref = HoleRef.from_match(m)
+        if ref.formula and parts and isinstance(parts[-1], HoleRef) and parts[-1].formula \
+                and not chunk.strip() and "\n" in chunk:
+            line_bound.add(len(parts) - 1)
+        _add_literal(parts, chunk)
+        parts.append(ref)
         pos = m.end()
     _add_literal(parts, text[pos:])
-    return Quote(tuple(parts), tuple(p for p in parts if isinstance(p, HoleRef)))
+    return Quote(tuple(parts), tuple(p for p in parts if isinstance(p, HoleRef)),
+                 frozenset(line_bound))
 
 
 def _add_literal(parts: list[re.Pattern[str] | HoleRef], chunk: str) -> None:
@@ -167,8 +189,10 @@ class _Search:
     candidate starts linear instead of quadratic.
     """
 
-    def __init__(self, text: str, quote: Quote, limit: int) -> None:
+    def __init__(self, text: str, quote: Quote, limit: int,
+                 displays: dict[int, Display] | None = None) -> None:
         self.text, self.quote, self.limit = text, quote, limit
+        self.displays = displays or {}  # a math unit by its start: a formula hole reads it
         self.failed: set[tuple[int, int]] = set()
         self.dead: dict[tuple[int, int], int] = {}  # (part, line end) -> fails from here on
         self.line = (0, -1, 0)  # (first pos asked, its newline or limit, trimmed line end)
@@ -188,13 +212,19 @@ class _Search:
     def formula_ends(self, i: int, pos: int) -> range:
         """A formula hole takes LaTeX up to the next literal text, within one line.
 
-        The last part of a quote takes the rest of the line; otherwise every end is
-        tried, shortest first, and the following literal decides.
+        The last part of a quote, and a hole followed by a line break in the quote,
+        take the rest of the line; otherwise every end is tried, shortest first, and
+        the following literal decides. A hole that starts at a math unit of the note
+        (``$…$``, ``$$…$$``, ``\\begin{aligned}…``) reads the whole unit, across lines.
         """
+        unit = self.displays.get(pos)
+        if unit is not None and unit.end <= self.limit:
+            return range(unit.end, unit.end + 1)
         eol = self.line_end(pos)
         if eol <= pos or pos >= self.dead.get((i, eol), eol + 1):
             return range(0)
-        return range(eol, eol + 1) if i == len(self.quote.parts) - 1 else range(pos + 1, eol + 1)
+        whole = i == len(self.quote.parts) - 1 or i in self.quote.line_bound
+        return range(eol, eol + 1) if whole else range(pos + 1, eol + 1)
 
     def match_at(self, start: int) -> tuple[list[tuple[int, int]], int] | None:
         """Match the quote at ``start`` (with backtracking over hole ends)."""
@@ -215,7 +245,7 @@ class _Search:
                     rest = go(i + 1, end)
                     if rest is not None:
                         return [(begin, end), *rest[0]], rest[1]
-                if part.formula and ends:
+                if part.formula and ends and begin not in self.displays:
                     eol = ends[-1]
                     self.dead[(i, eol)] = min(begin, self.dead.get((i, eol), begin))
             else:
@@ -230,34 +260,28 @@ class _Search:
         return go(0, start)
 
 
-def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
-    """Find the quote exactly once within the scopes and read its holes."""
+def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
+         displays: Sequence[Display] = (), near: str | None = None,
+         after: str | None = None) -> Match:
+    """Find the quote exactly once within the scopes and read its holes.
+
+    ``displays`` are the note's math units (:attr:`verifiers.notes.Note.displays`): a
+    formula hole that starts at one reads it whole. When the quote matches more than
+    once, ``near`` keeps the match closest to an occurrence of that text and ``after``
+    the first match after its first occurrence (both searched within the scopes); a
+    quote still ambiguous is an error that lists where each candidate is.
+    """
     if len(quote) > MAX_QUOTE:
         raise ResolveError(f"quote longer than {MAX_QUOTE} characters", stale=False)
     compiled = compile_quote(quote)
     if not compiled.parts:
         raise ResolveError("empty quote", stale=False)
-    first = compiled.parts[0]
-    if isinstance(first, HoleRef):
-        # A quote that opens with a value starts at a value; with a formula, at a line.
-        opener = _LINE_START if first.formula else _value_start()
-    else:
-        opener = first
-    found: dict[int, tuple[list[tuple[int, int]], int]] = {}
-    for lo, hi in scopes:
-        search = _Search(text, compiled, hi)
-        for candidate in opener.finditer(text, lo, hi):
-            at = candidate.end() if opener is _LINE_START else candidate.start()
-            result = search.match_at(at)
-            if result is not None:
-                # Key by where the match really begins (a hole may skip leading blank lines).
-                begins = result[0][0][0] if isinstance(first, HoleRef) else at
-                found.setdefault(begins, result)
+    units = {d.start: d for d in displays}
+    found = _candidates(text, compiled, scopes, units)
     if not found:
-        hint = closest_line(text, quote, scopes)
-        raise ResolveError("quoted text not found in the note", hint=hint)
+        raise _not_found(text, quote, scopes, units)
     if len(found) > 1:
-        raise ResolveError(f"quoted text found {len(found)} times; it must be unique")
+        found = _disambiguate(text, found, scopes, near, after)
     start, (spans, end) = next(iter(found.items()))
     values = {
         ref.key: read_value(text[a:b], a)
@@ -265,7 +289,7 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
         if not (ref.formula or ref.word)
     }
     formulas = {
-        ref.name: Printed(text[a:b], a, b, (), ())
+        ref.name: _formula(text, a, b, units)
         for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.formula
     }
     words = {
@@ -273,6 +297,116 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
         for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.word
     }
     return Match(start, end, values, formulas, words)
+
+
+_Found = dict[int, tuple[list[tuple[int, int]], int]]
+
+
+def _candidates(text: str, compiled: Quote, scopes: list[tuple[int, int]],
+                units: dict[int, Display]) -> _Found:
+    """Every match of the quote in the scopes, by where it begins."""
+    first = compiled.parts[0]
+    if isinstance(first, HoleRef):
+        # A quote that opens with a value starts at a value; with a formula, at a line.
+        opener = _LINE_START if first.formula else _value_start()
+    else:
+        opener = first
+    found: _Found = {}
+    for lo, hi in scopes:
+        search = _Search(text, compiled, hi, units)
+        for candidate in opener.finditer(text, lo, hi):
+            at = candidate.end() if opener is _LINE_START else candidate.start()
+            result = search.match_at(at)
+            if result is not None:
+                # Key by where the match really begins (a hole may skip leading blank lines).
+                begins = result[0][0][0] if isinstance(first, HoleRef) else at
+                found.setdefault(begins, result)
+    return found
+
+
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"{line}:{offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _disambiguate(text: str, found: _Found, scopes: list[tuple[int, int]],
+                  near: str | None, after: str | None) -> _Found:
+    """Keep one candidate by the claim's context text, or say where they all are."""
+    starts = sorted(found)
+    if after:
+        marks = [text.find(after, lo, hi) for lo, hi in scopes]
+        first_mark = min((m for m in marks if m >= 0), default=-1)
+        if first_mark < 0:
+            raise ResolveError(f"after: {after!r} is not in the scope")
+        starts = [s for s in starts if s >= first_mark + len(after)][:1]
+    if near and len(starts) > 1:
+        context = re.compile(re.escape(near))
+        marks = [m.start() for lo, hi in scopes for m in context.finditer(text, lo, hi)]
+        if not marks:
+            raise ResolveError(f"near: {near!r} is not in the scope")
+
+        def distance(s: int) -> int:
+            end = found[s][1]
+            return min(max(0, m - end, s - (m + len(near))) for m in marks)
+
+        best = min(distance(s) for s in starts)
+        starts = [s for s in starts if distance(s) == best]
+    if len(starts) == 1:
+        return {starts[0]: found[starts[0]]}
+    where = ", ".join(_line_col(text, s) for s in (starts or sorted(found)))
+    count = len(starts or found)
+    how = "add near: or after: with text beside the one you mean"
+    raise ResolveError(f"quoted text found {count} times, at {where}; it must be unique "
+                       f"({how})" if starts else
+                       f"no match of the quoted text comes after {after!r} (matches at {where})",
+                       at=(starts or sorted(found))[0])
+
+
+def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
+               units: dict[int, Display]) -> ResolveError:
+    """Which line of the quote stops matching, and the note line most like it."""
+    lines = quote.split("\n")
+    failing = None
+    matched: _Found = {}
+    for k in range(1, len(lines)):
+        prefix = "\n".join(lines[:k])
+        if not prefix.strip():
+            continue
+        try:
+            compiled = compile_quote(prefix)
+        except ValueError:
+            break
+        found = _candidates(text, compiled, scopes, units) if compiled.parts else {}
+        if not found:
+            failing = k - 1
+            break
+        matched = found
+    else:
+        failing = len(lines) - 1
+    while failing is not None and failing < len(lines) - 1 and not lines[failing].strip():
+        failing += 1
+    if failing is None or len(lines) == 1 or not lines[failing].strip():
+        return ResolveError("quoted text not found in the note",
+                            hint=closest_line(text, quote, scopes))
+    bad = lines[failing].strip()
+    stop = min(end for _, end in matched.values()) if len(matched) == 1 else None
+    return ResolveError(f"quoted text not found in the note: quote line {failing + 1} "
+                        f"{bad!r} does not match", hint=closest_line(text, bad, scopes), at=stop)
+
+
+_ROW_JOIN = re.compile(r"((?:&\s*)?(?:=|\\approx|\\le|\\ge|<|>)\s*)(\\\\)")
+
+
+def _formula(text: str, a: int, b: int, units: dict[int, Display]) -> Printed:
+    """A formula hole's LaTeX; a whole math unit gives its body, and a row that ends with
+    its relation (``… &= \\\\``) is joined to the next row (the break becomes spaces, so
+    every offset still points into the note)."""
+    unit = units.get(a)
+    if unit is None or unit.end != b:
+        return Printed(text[a:b], a, b, (), ())
+    body = text[unit.body_start:unit.body_end]
+    body = _ROW_JOIN.sub(lambda m: m[1] + "  ", body)
+    return Printed(body, unit.body_start, unit.body_end, (), ())
 
 
 def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:

@@ -216,6 +216,19 @@ def _strip_delimiters(source: str) -> tuple[str, int]:
     return text, 0
 
 
+def _word_subscript(source: str, j: int) -> bool:
+    """Is ``source[j:]`` a subscript that makes the word before it one name? A label
+    ``_{…}`` of letters and digits that starts with a letter and holds a digit (``o1``,
+    ``h1``) or is three letters or more (``total``); not an index such as ``_{bk}``."""
+    if not source.startswith("_{", j):
+        return False
+    close = source.find("}", j + 2)
+    label = source[j + 2 : close] if close > 0 else ""
+    if not (label.isascii() and label.isalnum() and label[:1].isalpha()):
+        return False
+    return any(c.isdigit() for c in label) or len(label) >= 3
+
+
 def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Token]:
     """Tokens with 1-based columns. Characters outside the grammar become 'char' tokens.
 
@@ -247,6 +260,12 @@ def _tokenize(source: str, words: Collection[str], offset: int = 0) -> list[_Tok
             while j < n and source[j].isascii() and source[j].isalpha():
                 j += 1
             run = source[i:j]
+            if len(run) > 1 and _word_subscript(source, j):
+                # out_{o1}, net_{h1}, target_{o1}: a word with a label subscript is one name,
+                # as the note writes it (not o·u·t_{o1}); a plain index stays a product (bX_{bk})
+                toks.append(_Token("name", run, col, word=True))
+                i = j
+                continue
             if source[j : j + 1] == "_" and j + 1 < n and source[j + 1].isascii() \
                     and source[j + 1].isalpha():
                 k = j + 1

@@ -73,12 +73,13 @@ def _checks(claim: Claim) -> bool:
     return bool(claim.check) or claim.run is not None or claim.kind in ("symbolic", "property")
 
 
-def _quote_span(note: Note, text: str, section: str | None) -> tuple[int, int] | None:
+def _quote_span(note: Note, text: str, section: str | None, near: str | None = None,
+                after: str | None = None) -> tuple[int, int] | None:
     scopes = note.scopes(section) if section else [(0, len(note.text))]
     if not scopes:
         return None
     try:
-        match = find(note.text, text, scopes)
+        match = find(note.text, text, scopes, displays=note.displays, near=near, after=after)
     except ResolveError:
         return None
     return match.start, match.end
@@ -100,14 +101,14 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     claim_spans = []
     for claim in result.claims:
         if claim.note == name and not claim.problems and _checks(claim):
-            span = _quote_span(note, claim.text, claim.section)
+            span = _quote_span(note, claim.text, claim.section, claim.near, claim.after)
             if span is not None:
                 claim_spans.append(span)
     covering = _Spans(claim_spans)
     waivers = []
     for waiver in result.waivers:
         if waiver.note == name and set(waiver.waives) & set(KINDS):
-            span = _quote_span(note, waiver.text, waiver.section)  # stale: reported by numbers
+            span = _quote_span(note, waiver.text, waiver.section, waiver.near, waiver.after)  # stale: reported by numbers
             if span is not None:
                 waivers.append((waiver, _Spans([span])))
     out = {}

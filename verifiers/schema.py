@@ -18,14 +18,24 @@ from verifiers import expr as ex
 from verifiers.files import read_regular
 from verifiers.yamlload import Node, YamlError, load
 
+_WRITTEN_NAME = re.compile(r"([A-Za-z\u0370-\u03ff]+)_\{([A-Za-z0-9\u0370-\u03ff]+)\}")
+
+
+def symbol_name(written: str) -> str:
+    """The reader's name for a symbol as the note writes it: ``out_{o1}`` -> ``out_o1``
+    (``out_o1``, ``w_{5}`` -> ``w_5``); anything else (a given ``E [X]``) is kept."""
+    m = _WRITTEN_NAME.fullmatch(written.strip())
+    return f"{m[1]}_{m[2]}" if m else written
+
+
 FILE_KEYS = ("note", "section", "claims", "waivers")
-WAIVER_KEYS = ("text", "reason", "section", "waives")
+WAIVER_KEYS = ("text", "reason", "section", "waives", "near", "after")
 # What a waiver may excuse (``waives:``); numbers when it does not say.
 WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params",
+    "params", "near", "after",
 )
 RESTATE_KEYS = ("as", "reason")
 #: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
@@ -146,6 +156,8 @@ class Claim:
     note: str
     kind: str = "arithmetic"
     section: str | None = None
+    near: str | None = None  # context text beside the one match meant (an ambiguous quote)
+    after: str | None = None  # context text the match meant is the first one after
     says: str = ""
     text: str = ""
     text_line: int = 0
@@ -206,6 +218,8 @@ class Waiver:
     reason: str
     section: str | None = None
     waives: tuple[str, ...] = ("numbers",)
+    near: str | None = None  # context text, as for a claim (a quote found more than once)
+    after: str | None = None
 
 
 @dataclass
@@ -315,9 +329,11 @@ class _FileValidator:
             elif text is not None and reason is not None and note is not None:
                 waives = self.waives(item.value.get("waives"))
                 if waives is not None:
-                    self.result.waivers.append(Waiver(self.file, item.line, note, text, reason,
-                                                      self.string(item, "section", None),
-                                                      waives))
+                    self.result.waivers.append(Waiver(
+                        self.file, item.line, note, text, reason,
+                        self.string(item, "section", None), waives,
+                        self.string(item, "near", None) or None,
+                        self.string(item, "after", None) or None))
 
     def waives(self, node: Node | None) -> tuple[str, ...] | None:
         """``waives: formulas`` or ``waives: [numbers, formulas]``; None after a problem."""
@@ -378,6 +394,8 @@ class _FileValidator:
             self.problem(line, col, f"unknown kind {claim.kind!r}{did_you_mean(claim.kind, KINDS)}",
                          claim)
         claim.section = self.string(node, "section", claim) or section
+        claim.near = self.string(node, "near", claim) or None
+        claim.after = self.string(node, "after", claim) or None
         claim.says = self.string(node, "says", claim) or ""
         text = self.string(node, "text", claim, required=True)
         if text is not None:
@@ -528,22 +546,25 @@ class _FileValidator:
             if key not in ASSUME_KEYS:
                 self.problem(line, col, f"unknown assumption {key!r}"
                              f"{did_you_mean(key, ASSUME_KEYS)}", claim)
-            elif key == "real":
-                if not isinstance(value.value, bool):
-                    self.problem(value.line, value.col, "'real' is true or false", claim)
-                claim.assume[key] = bool(value.value)
+            elif key == "real" and isinstance(value.value, bool):
+                claim.assume[key] = value.value
             else:
                 names = value.plain()
                 if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                    self.problem(value.line, value.col, f"{key!r} lists symbol names", claim)
+                    hint = " (or true/false for every symbol)" if key == "real" else ""
+                    self.problem(value.line, value.col, f"{key!r} lists symbol names{hint}",
+                                 claim)
+                elif key == "real":
+                    # every symbol is real unless 'real: false'; naming some keeps that
+                    claim.assume[key] = True
                 else:
-                    claim.assume[key] = tuple(names)
+                    claim.assume[key] = tuple(symbol_name(n) for n in names)
         for key, value in self.mapping(claim, define, "define").items():
             if not isinstance(value.value, str) or value.value not in claim.formulas:
                 self.problem(value.line, value.col, f"define: {key}: name a formula hole of the "
                              f"text{did_you_mean(str(value.value), claim.formulas)}", claim)
             else:
-                claim.define[key] = value.value
+                claim.define[symbol_name(key)] = value.value
         if timeout is not None:
             if isinstance(timeout.value, bool) or not isinstance(timeout.value, (int, float)) \
                     or not 0 < timeout.value <= MAX_STEP_SECONDS:

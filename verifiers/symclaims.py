@@ -793,6 +793,7 @@ def _step_value(note: Note, printed: Any, label: str, sides: list[str], relation
                 step: StepVerdict) -> ValueVerdict:
     k = step.index
     text = f"{sides[k - 1]} {relations[k - 1]} {sides[k]}"
+    printed = _step_span(printed, sides[k - 1], sides[k])
     if step.passed:
         return _value(note, printed, f"{label}.step{k}", text, VERIFIED,
                       EXPECTED[step.status], f"step {k}: {EXPECTED[step.status]}")
@@ -802,6 +803,20 @@ def _step_value(note: Note, printed: Any, label: str, sides: list[str], relation
     detail = f"step {k} ({text}): {step.status}{where}; {step.detail}"
     return _value(note, printed, f"{label}.step{k}", text, DISCREPANCY if step.status == "failed"
                   else ERROR, step.status, detail)
+
+
+def _step_span(printed: Any, left: str, right: str) -> Any:
+    """A step of a display over several lines is located at its right side's row (a
+    Markdown ``aligned`` chain); a one-line formula keeps its own span."""
+    body = getattr(printed, "text", "")
+    if "\n" not in body:
+        return printed
+    at = body.find(left)
+    at = body.find(right, at + len(left)) if at >= 0 else -1
+    if at < 0:
+        return printed
+    start = printed.start + at
+    return dataclasses.replace(printed, start=start, end=start + len(right))
 
 
 def _value(note: Note, printed: Any, name: str, text: str, status: str, expected: str,

@@ -1,0 +1,1 @@
+"""Note formats: one parser per format over the shared index of :mod:`.abstract`."""
