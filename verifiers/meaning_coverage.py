@@ -108,7 +108,8 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     waivers = []
     for waiver in result.waivers:
         if waiver.note == name and set(waiver.waives) & set(KINDS):
-            span = _quote_span(note, waiver.text, waiver.section, waiver.near, waiver.after)  # stale: reported by numbers
+            # a stale waiver is reported by the numbers' coverage
+            span = _quote_span(note, waiver.text, waiver.section, waiver.near, waiver.after)
             if span is not None:
                 waivers.append((waiver, _Spans([span])))
     out = {}
