@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import Expr, parse_segment
-from verifiers.infer.tokens import NUM, OP, OTHER, REL, VAL, Token
+from verifiers.infer.tokens import COMMA, LB, LP, NUM, OP, OTHER, RB, REL, RP, VAL, Token
 
 __all__ = ["chain_candidates"]
 
@@ -30,12 +30,16 @@ def _runs(tokens: list[Token]) -> list[tuple[int, int]]:
     """(start, end) token indexes of the runs; continuation breaks are dropped later."""
     runs, k, n = [], 0, len(tokens)
     while k < n:
-        if tokens[k].kind == OTHER:
+        if tokens[k].kind in (OTHER, COMMA):
             k += 1
             continue
-        a = k
+        a, depth = k, 0
         while k < n:
-            if tokens[k].kind != OTHER:
+            kind = tokens[k].kind
+            depth += 1 if kind in (LB, LP) else -1 if kind in (RB, RP) else 0
+            if kind == COMMA and depth <= 0:
+                break  # `a = 1, 2 + 3 = 5`: a comma outside brackets ends a run
+            if kind != OTHER:
                 k += 1
                 continue
             j = k
@@ -115,16 +119,19 @@ def _candidate(text: str, run: list[Token], uncovered: set[int]) -> Candidate | 
             continue
         one_line = "\n" not in text[segs[k][0].start:segs[k + 1][-1].end]
         lone = right.lone
+        if lone is None and right.func and left.func == right.func and right.arg \
+                and right.arg.lone is not None:  # sin(0 / 10000^0) = sin(0): the arguments
+            left, lone = left.arg, right.arg.lone
         if lone is not None:
             if lone.start not in uncovered or (left.lone is None and left.ops == 0):
                 continue
-            plain = rel.text == "=" and left.ops > 0 and one_line \
+            plain = rel.text == "=" and left.ops > 0 and one_line and not left.implicit \
                 and not _word_after(text, lone.end)
             cand.checks.append(Check(name[lone.start], left.text, plain))
         elif len(left.terms) == len(right.terms) > 1 and left.signs == right.signs \
                 and all(t.lone is not None for t in right.terms) \
                 and any(t.ops for t in left.terms):
-            plain = rel.text == "=" and one_line
+            plain = rel.text == "=" and one_line and not left.implicit
             for lt, rt in zip(left.terms, right.terms, strict=True):
                 tok = rt.lone
                 if tok is not None and tok.start in uncovered:

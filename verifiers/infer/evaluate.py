@@ -8,7 +8,9 @@ by :class:`verifiers.engine.Engine`. The rule that keeps false alarms at zero:
 * a wrong value whose own step is wrong (``local: wrong``) is pinned as
   ``known`` with ``why: "inferred; review"`` only when its check is
   *unambiguous* (an explicit ``=`` between an operation and a lone result on
-  one line, no word after the result); otherwise the check is dropped;
+  one line, no word after the result, no product the note leaves implicit)
+  and no rounding of the printed inputs explains it (:mod:`.rounding`);
+  otherwise the check is dropped;
 * a claim that cannot be evaluated (an error, a stale quote) is dropped,
   check by check, until what is left passes -- or nothing is left.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 from verifiers.engine import Engine
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.quote import unique_quote
+from verifiers.infer.rounding import rounding_explains
 from verifiers.notes import Note
 from verifiers.schema import load_claim_file
 from verifiers.verdicts import DISCREPANCY, KNOWN, VERIFIED
@@ -114,7 +117,8 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
                 return None
             cand = replace(cand, checks=cand.checks[:-1])  # drop checks until it evaluates
             continue
-        plain = {c.hole for c in cand.checks if c.unambiguous}
+        plain = {c.hole for c in cand.checks if c.unambiguous
+                 and not rounding_explains(notes[note_name], cand.holes, c.hole, c.expr)}
         drop: set[str] = set()
         changed = False
         for value in verdict.values:  # type: ignore[attr-defined]

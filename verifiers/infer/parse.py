@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from verifiers.infer.tokens import FRAC, FUNC, LP, NUM, OP, RP, VAL, Token
+from verifiers.infer.tokens import COMMA, FRAC, FUNC, LB, LP, NUM, OP, RB, RP, VAL, Token
 
 __all__ = ["Expr", "parse_segment"]
 
@@ -28,6 +28,9 @@ class Expr:
     shape: str = "scalar"
     terms: list[Expr] = field(default_factory=list)  # top-level + / - terms (unsigned)
     signs: list[str] = field(default_factory=list)  # the operator before each term
+    implicit: bool = False  # reads a product the note does not write (``0.5 (1)^{2}``)
+    func: str | None = None  # ``f(arg)`` as a whole: the function's name ...
+    arg: Expr | None = None  # ... and its argument
 
     @property
     def lone(self) -> Token | None:
@@ -77,10 +80,13 @@ class _Parser:
 
     def term(self) -> Expr:
         left = self.unary()
-        while (t := self.peek(OP)) and t.text in "*/":
-            self.k += 1
+        while ((t := self.peek(OP)) and t.text in "*/") or self._implicit():
+            if t is not None:
+                self.k += 1
             right = self.unary()
-            op = t.text
+            op = t.text if t is not None else "*"
+            if t is None:
+                left.implicit = True
             if op == "*" and left.shape in _MATRIXLIKE and right.shape in _MATRIXLIKE:
                 op = "@"  # a product of two printed arrays is a matrix (or dot) product
             shape = "matrix" if "matrix" in (left.shape, right.shape) else \
@@ -88,8 +94,14 @@ class _Parser:
             if op == "@" and left.shape == "vector" and right.shape == "matrix":
                 shape = "vector"
             left = Expr(f"{left.text} {op} {right.text}", left.values + right.values,
-                        left.ops + right.ops + 1, shape)
+                        left.ops + right.ops + 1, shape, implicit=left.implicit or right.implicit)
         return left
+
+    def _implicit(self) -> bool:
+        """A value directly followed by a bracket or a function: ``0.665 (2, 0)``."""
+        nxt = self.peek()
+        return self.k > 0 and nxt is not None and (
+            nxt.kind in (LP, FRAC, FUNC) or (nxt.kind == VAL and nxt.text.startswith("(")))
 
     def unary(self) -> Expr:
         if (t := self.peek(OP)) and t.text in "+-":
@@ -108,11 +120,22 @@ class _Parser:
                         base.ops + exp.ops + 1, base.shape)
         return base
 
-    def group(self) -> Expr:
-        self.take(LP)
-        inner = self.expr()
-        self.take(RP)
-        return Expr(f"({inner.text})", inner.values, inner.ops, inner.shape)
+    def group(self, open_: str = LP, close: str = RP) -> Expr:
+        self.take(open_)
+        items = [self.expr()]
+        while self.peek(COMMA):
+            self.k += 1
+            items.append(self.expr())
+        self.take(close)
+        if len(items) == 1 and open_ == LP:
+            inner = items[0]
+            return Expr(f"({inner.text})", inner.values, inner.ops, inner.shape,
+                        implicit=inner.implicit)
+        if any(e.shape != "scalar" for e in items):
+            raise _Fail  # a list of lists written out: leave it to the printed-value reader
+        return Expr("[" + ", ".join(e.text for e in items) + "]",
+                    [v for e in items for v in e.values], sum(e.ops for e in items), "vector",
+                    implicit=any(e.implicit for e in items))
 
     def primary(self) -> Expr:
         t = self.peek()
@@ -123,6 +146,8 @@ class _Parser:
             return Expr(self.name[t.start], [t], 0, t.shape)
         if t.kind == LP:
             return self.group()
+        if t.kind == LB:
+            return self.group(LB, RB)
         if t.kind == FRAC:
             self.k += 1
             num, den = self.group(), self.group()
@@ -137,7 +162,8 @@ class _Parser:
                 return Expr(f"1 / (1 + exp(-({arg.text})))", arg.values, arg.ops + 1, shape)
             body = arg.text[1:-1] if arg.text.startswith("(") and arg.text.endswith(")") \
                 and _balanced(arg.text[1:-1]) else arg.text
-            return Expr(f"{func}({body})", arg.values, arg.ops + 1, shape)
+            return Expr(f"{func}({body})", arg.values, arg.ops + 1, shape,
+                        implicit=arg.implicit, func=func, arg=arg)
         raise _Fail
 
 

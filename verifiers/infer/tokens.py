@@ -19,8 +19,8 @@ from verifiers.notes import Literal, Note
 
 __all__ = ["Token", "tokenize", "allowed_literals"]
 
-NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER = (
-    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other")
+NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA = (
+    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma")
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     m = _FRAC_RE.match(text, i, end)
     if m:
         return Token(FRAC, "frac", i, m.end())
-    if ch == "&" or text.startswith("\\\\", i):
+    if ch in "[]," and not text.startswith(("[[", "[]"), i):
+        return Token({"[": LB, "]": RB, ",": COMMA}[ch], ch, i, i + 1)
+    if text.startswith("\\\\", i):
         return Token(OTHER, text[i:i + 2], i, i + 2)
     m = _REL_RE.match(text, i, end)
     if m:
