@@ -33,7 +33,7 @@ def _rename(expr: str, names: dict[str, str]) -> str:
 
 
 def merge_by_lines(note: Note, candidates: list[Candidate]) -> list[Candidate]:
-    """Candidates whose line ranges overlap become one, in note order."""
+    """Candidates whose line ranges overlap become one, in note order; holes ``v1, v2, …``."""
     spans = sorted(((_lines(note, c), k) for k, c in enumerate(candidates)))
     groups: list[list[Candidate]] = []
     last_end = -1
@@ -44,17 +44,17 @@ def merge_by_lines(note: Note, candidates: list[Candidate]) -> list[Candidate]:
         else:
             groups.append([candidates[k]])
             last_end = b
-    return [_merge(g) if len(g) > 1 else g[0] for g in groups]
+    return [_merge(g) for g in groups]
 
 
 def _merge(group: list[Candidate]) -> Candidate:
-    tokens = {t.start: t for c in group for t in c.holes.values()}
+    tokens = {t.start: t for c in group for t in c.used().values()}
     name_of = {start: f"v{k}" for k, start in enumerate(sorted(tokens), start=1)}
-    merged = Candidate("+".join(sorted({c.family for c in group})), "")
+    merged = Candidate("+".join(sorted({c.family for c in group})), group[0].says)
     merged.holes = {name_of[s]: tokens[s] for s in sorted(tokens)}
     checked: set[int] = set()
     for cand in group:
-        names = {n: name_of[t.start] for n, t in cand.holes.items()}
+        names = {n: name_of[t.start] for n, t in cand.used().items()}
         for check in cand.checks:
             start = cand.holes[check.hole].start
             if start in checked:
@@ -62,5 +62,6 @@ def _merge(group: list[Candidate]) -> Candidate:
             checked.add(start)
             merged.checks.append(Check(names[check.hole], _rename(check.expr, names),
                                        check.unambiguous))
-    merged.says = "inferred: " + " ; ".join(f"{c.hole} = {c.expr}" for c in merged.checks)
+    if len(group) > 1 or group[0].family == "chain":
+        merged.says = "inferred: " + " ; ".join(f"{c.hole} = {c.expr}" for c in merged.checks)
     return merged

@@ -129,7 +129,8 @@ class _Parser:
         self.take(close)
         if len(items) == 1 and open_ == LP:
             inner = items[0]
-            return Expr(f"({inner.text})", inner.values, inner.ops, inner.shape,
+            text = inner.text if inner.ops == 0 else f"({inner.text})"
+            return Expr(text, inner.values, inner.ops, inner.shape,
                         implicit=inner.implicit)
         if any(e.shape != "scalar" for e in items):
             raise _Fail  # a list of lists written out: leave it to the printed-value reader
