@@ -45,7 +45,7 @@ def measure(notes_src: Path) -> tuple[list[dict[str, object]], set[tuple[str, st
         claims.mkdir()
         names = sorted(run(notes, claims).notes)
         for name in names:  # one note at a time, as the command does
-            write_inferred(claims, name, infer(run(notes, claims), name).claims)
+            write_inferred(claims, name, infer(run(notes, claims), name).entries())
         result = run(notes, claims)
         covs, _ = coverage(result)
         rows, pins = [], set()

@@ -150,3 +150,16 @@ def test_inferred_must_be_a_boolean(tmp_path):
     loaded = load_claim_file(path, "c.yaml", {"n.txt"})
     assert any("'inferred' must be true or false" in p.message
                for c in loaded.claims for p in c.problems)
+
+
+def test_names_defined_earlier_in_the_section_are_read_through_definition_claims(
+        tmp_path, monkeypatch, capsys):
+    note = ("1.1 例子\n设 $x_{i} = (2, 1)$ ，$W_{Q} = [\\begin{matrix} 1 & 0 \\\\ 0 & 3 "
+            "\\end{matrix}]$ 。\n则 $q_{i} = x_{i} W_{Q} = (2, 3)$ 。\n"
+            "1.2 别处\n这里 $q_{i} = x_{i} W_{Q} = (2, 4)$ 。\n")
+    text = infer(tmp_path, monkeypatch, note)
+    assert text.count("  - id: inf-n-") == 3  # two definitions and the product
+    assert "(2, 4)" not in text  # x_{i} is not defined in 1.2: nothing read there
+    assert "uses:" in text and "@" in text and "known:" not in text
+    capsys.readouterr()
+    assert main(["check"]) == 0

@@ -292,7 +292,7 @@ def _scaffold_infer(result: RunResult, name: str, claims_dir: Path) -> int:
         raise UsageError(f"notecheck scaffold: {printable(str(target))} is outside "
                          f"{printable(str(claims_dir))}")
     found = infer(result, name)
-    write_inferred(claims_dir, name, found.claims)
+    write_inferred(claims_dir, name, found.entries())
     print(printable(f"{target}: {len(found.claims)} inferred claims added "
                     f"({len(found.pinned)} pinned as \"inferred; review\"); "
                     f"{found.covered} of {found.uncovered_before} uncovered literals now read"))

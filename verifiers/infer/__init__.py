@@ -39,6 +39,7 @@ class Inference:
     literals: int = 0  # literals that can be claims (coverage's count)
     uncovered_before: int = 0
     claims: list[Inferred] = field(default_factory=list)
+    definitions: list[tuple[str, str]] = field(default_factory=list)  # (id, YAML), used ones
 
     @property
     def covered(self) -> int:
@@ -46,6 +47,10 @@ class Inference:
         return len(self.covered_starts)
 
     covered_starts: set[int] = field(default_factory=set)
+
+    def entries(self) -> list[str]:
+        """YAML entries to append: the definitions used first, then the claims."""
+        return [y for _, y in self.definitions] + [c.yaml for c in self.claims]
 
     @property
     def pinned(self) -> list[Inferred]:
@@ -64,7 +69,14 @@ def infer(result: RunResult, note_name: str) -> Inference:
     uncovered = {t.start for t in tokens if t.kind in (NUM, VAL) and _all_open(
         note, t.start, t.end, open_starts)}
     candidates: list[Candidate] = []
-    for family in (chain_candidates, aggregate_candidates, percent_candidates):
+    keys = {s.start: k for k, s in enumerate(note.sections)}
+
+    def section_of(offset: int) -> int:
+        found = note.section_at(offset)
+        return -1 if found is None else keys[found.start]
+
+    candidates += chain_candidates(note.text, tokens, uncovered, section_of)
+    for family in (aggregate_candidates, percent_candidates):
         candidates += family(note.text, tokens, uncovered)
     candidates = merge_by_lines(note, candidates)
     existing = {c.id for c in result.claims}
@@ -77,8 +89,12 @@ def infer(result: RunResult, note_name: str) -> Inference:
             continue
         existing.add(got.id)
         taken.update(a for a, _ in got.checked)
+        for def_id, def_yaml in got.defs:
+            if def_id not in existing:
+                existing.add(def_id)
+                report.definitions.append((def_id, def_yaml))
         report.claims.append(got)
-        for tok in _holes_of(cand, got):
+        for tok in _holes_of(cand, got) + [(t.start, t.end) for t in cand.used_names().values()]:
             report.covered_starts.update(
                 lit.start for lit in note.literals_in(tok[0], tok[1]) if lit.start in open_starts)
     return report

@@ -33,6 +33,12 @@ class Candidate:
     says: str
     holes: dict[str, Token] = field(default_factory=dict)  # name -> the printed value
     checks: list[Check] = field(default_factory=list)
+    uses: dict[str, Token] = field(default_factory=dict)  # local name -> a defined value
+
+    def used_names(self) -> dict[str, Token]:
+        """Defined values (``x = (2, 1)`` earlier in the section) a check reads."""
+        return {n: t for n, t in self.uses.items()
+                if any(_mentions(c.expr, n) for c in self.checks)}
 
     def used(self) -> dict[str, Token]:
         """Holes a check reads or checks (others are not written into the quote)."""

@@ -16,9 +16,24 @@ read: it is part of something larger than what the run shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import Expr, parse_segment
-from verifiers.infer.tokens import COMMA, LB, LP, NUM, OP, OTHER, RB, REL, RP, VAL, Token
+from verifiers.infer.tokens import (
+    COMMA,
+    LB,
+    LP,
+    NAME,
+    NUM,
+    OP,
+    OTHER,
+    RB,
+    REL,
+    RP,
+    VAL,
+    Token,
+)
 
 __all__ = ["chain_candidates"]
 
@@ -80,23 +95,59 @@ def _glued_after(text: str, at: int) -> bool:
     return at < len(text) and (text[at].isascii() and (text[at].isalnum() or text[at] in "_([^"))
 
 
-def chain_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
+Definition = tuple[str, int, int, Token]  # name, section key, offset, the defined value
+
+
+def _definitions(runs: list[list[Token]], section_of: Callable[[int], int]) -> list[Definition]:
+    """``x = (2, 1)``, ``W_{Q} = [\\begin{matrix} … \\end{matrix}]``: a lone name bound to a
+    lone printed value by ``=``, in note order."""
+    out = []
+    for run in runs:
+        for k in range(len(run) - 2):
+            name, rel, value = run[k], run[k + 1], run[k + 2]
+            if name.kind != NAME or rel.kind != REL or rel.text != "=" \
+                    or (k and run[k - 1].kind not in (REL, COMMA)):
+                continue
+            if value.kind == LB and k + 4 < len(run) and run[k + 3].kind == VAL \
+                    and run[k + 4].kind == RB:
+                value = run[k + 3]
+                after = k + 5
+            else:
+                after = k + 3
+            if value.kind in (NUM, VAL) and (after >= len(run) or run[after].kind == COMMA):
+                out.append((name.text, section_of(name.start), name.start, value))
+    return out
+
+
+def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
+                     section_of: Callable[[int], int] | None = None) -> list[Candidate]:
     """Candidates from every run of ``tokens``; only uncovered values become checked holes.
 
-    ``uncovered`` holds the start offsets of value tokens whose literals are all uncovered.
+    ``uncovered`` holds the start offsets of value tokens whose literals are all uncovered;
+    ``section_of`` (offset -> section key) lets expressions read names defined earlier in
+    the same section.
     """
+    runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
+    defs = _definitions(runs, section_of) if section_of is not None else []
     out = []
-    for a, b in _runs(tokens):
-        run = [t for t in tokens[a:b] if t.kind != OTHER]
+    for run in runs:
         if not any(t.kind == REL for t in run):
             continue
-        cand = _candidate(text, run, uncovered)
+        here = run[0].start
+        key = section_of(here) if section_of is not None else 0
+
+        def bind(tok: Token, here: int = here, key: int = key) -> Token | None:
+            found = [d for d in defs if d[0] == tok.text and d[1] == key and d[2] < here]
+            return found[-1][3] if found else None
+
+        cand = _candidate(text, run, uncovered, bind)
         if cand is not None:
             out.append(cand)
     return out
 
 
-def _candidate(text: str, run: list[Token], uncovered: set[int]) -> Candidate | None:
+def _candidate(text: str, run: list[Token], uncovered: set[int],
+               bind: Callable[[Token], Token | None]) -> Candidate | None:
     values = [t for t in run if t.kind in (NUM, VAL)]
     name = {t.start: f"v{k}" for k, t in enumerate(values, start=1)}
     segs: list[list[Token]] = [[]]
@@ -107,7 +158,7 @@ def _candidate(text: str, run: list[Token], uncovered: set[int]) -> Candidate | 
             rels.append(t)
         else:
             segs[-1].append(t)
-    parsed: list[Expr | None] = [parse_segment(s, name) for s in segs]
+    parsed: list[Expr | None] = [parse_segment(s, name, bind) for s in segs]
     if segs[0] and (_glued_before(text, segs[0][0].start) or segs[0][0].kind == OP):
         parsed[0] = None
     if segs[-1] and (_glued_after(text, segs[-1][-1].end) or segs[-1][-1].kind == OP):
@@ -139,5 +190,6 @@ def _candidate(text: str, run: list[Token], uncovered: set[int]) -> Candidate | 
     if not cand.checks:
         return None
     cand.holes = {name[t.start]: t for t in values}
+    cand.uses = {k: v for e in parsed if e is not None for k, v in e.uses.items()}
     cand.says = "inferred: " + " ; ".join(f"{c.hole} = {c.expr}" for c in cand.checks)
     return cand

@@ -28,6 +28,7 @@ from verifiers.engine import Engine
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.quote import unique_quote
 from verifiers.infer.rounding import rounding_explains
+from verifiers.infer.tokens import Token
 from verifiers.notes import Note
 from verifiers.schema import load_claim_file
 from verifiers.verdicts import DISCREPANCY, KNOWN, VERIFIED
@@ -48,6 +49,7 @@ class Inferred:
     family: str
     checked: tuple[tuple[int, int], ...]
     pinned: tuple[str, ...]  # hole names pinned as "inferred; review"
+    defs: tuple[tuple[str, str], ...] = ()  # (id, YAML) of the definitions it uses
 
 
 def claim_id(stem: str, section: str | None, quote: str) -> str:
@@ -57,14 +59,33 @@ def claim_id(stem: str, section: str | None, quote: str) -> str:
     return f"inf-{safe}-{digest}"
 
 
-def render(cid: str, cand: Candidate, quote: str, section: str | None,
-           pins: dict[str, tuple[str, str]]) -> str:
-    """One claim entry (strings JSON-quoted: valid YAML, nothing to escape by hand)."""
+def _head(cid: str, section: str | None, says: str, quote: str) -> list[str]:
     lines = [f"  - id: {cid}", "    inferred: true"]
     if section:
         lines.append(f"    section: {json.dumps(section, ensure_ascii=False)}")
-    lines.append(f"    says: {json.dumps(cand.says, ensure_ascii=False)}")
+    lines.append(f"    says: {json.dumps(says, ensure_ascii=False)}")
     lines.append(f"    text: {json.dumps(quote, ensure_ascii=False)}")
+    return lines
+
+
+def definition(note: Note, stem: str, value: Token) -> tuple[str, str] | None:
+    """(id, YAML) of a claim that reads one defined value (``x = (2, 1)``) for others to use:
+    it checks nothing itself, and covers its value only while a claim uses it."""
+    quote = unique_quote(note, {"v1": value})
+    if quote is None:
+        return None
+    cid = claim_id(stem, quote.section, quote.text)
+    says = "inferred: a value the note defines, read by the inferred claims that use it"
+    return cid, "\n".join(_head(cid, quote.section, says, quote.text)) + "\n"
+
+
+def render(cid: str, cand: Candidate, quote: str, section: str | None,
+           pins: dict[str, tuple[str, str]], uses: dict[str, str] | None = None) -> str:
+    """One claim entry (strings JSON-quoted: valid YAML, nothing to escape by hand)."""
+    lines = _head(cid, section, cand.says, quote)
+    if uses:
+        lines.append("    uses:")
+        lines += [f"      {local}: {ref}" for local, ref in sorted(uses.items())]
     lines.append("    check:")
     lines += [f"      {c.hole}: {json.dumps(c.expr)}" for c in cand.checks]
     if pins:
@@ -76,14 +97,19 @@ def render(cid: str, cand: Candidate, quote: str, section: str | None,
 
 
 def _evaluate(notes: dict[str, Note], note_name: str, cid: str, entry: str) -> object | None:
+    """The verdict of the claim ``cid`` among ``entry`` (it and the definitions it uses)."""
     with tempfile.TemporaryDirectory(prefix="notecheck-infer-") as tmp:
         path = Path(tmp) / "candidate.yaml"
         path.write_text(f"note: {json.dumps(note_name, ensure_ascii=False)}\nclaims:\n{entry}",
                         encoding="utf-8")
         loaded = load_claim_file(path, "candidate.yaml", set(notes))
-    if loaded.problems or len(loaded.claims) != 1 or loaded.claims[0].problems:
+    if loaded.problems or any(c.problems for c in loaded.claims):
         return None
     return Engine(notes, loaded.claims).verdict(cid)
+
+
+def _reads(expr: str, name: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", expr) is not None
 
 
 def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
@@ -102,16 +128,32 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
         if cid in existing:
             return None
         pins = {h: p for h, p in pins.items() if h in holes}
-        verdict = _evaluate(notes, note_name, cid, render(cid, cand, quote.text,
-                                                          quote.section, pins))
+        defs: dict[str, tuple[str, str]] = {}
+        for local, value in cand.used_names().items():
+            made = definition(note, stem, value)
+            if made is None:
+                break
+            defs[local] = made
+        else:
+            made = ("", "")
+        if made is None:  # a definition that cannot be quoted: drop the checks reading it
+            bad = [n for n in cand.used_names() if n not in defs]
+            cand = replace(cand, checks=[c for c in cand.checks
+                                         if not any(_reads(c.expr, n) for n in bad)])
+            continue
+        uses = {local: f"{d[0]}.v1" for local, d in defs.items()}
+        context = "".join(dict(defs.values()).values())
+        verdict = _evaluate(notes, note_name, cid, context + render(
+            cid, cand, quote.text, quote.section, pins, uses))
         if verdict is None:
             return None
         status = verdict.status  # type: ignore[attr-defined]
         if status == VERIFIED or (status == KNOWN and pins):
             checked = tuple(sorted((holes[c.hole].start, holes[c.hole].end)
                                    for c in cand.checks))
-            return Inferred(cid, render(cid, cand, quote.text, quote.section, pins), status,
-                            cand.family, checked, tuple(sorted(pins)))
+            return Inferred(cid, render(cid, cand, quote.text, quote.section, pins, uses),
+                            status, cand.family, checked, tuple(sorted(pins)),
+                            tuple(sorted(dict(defs.values()).items())))
         if status != DISCREPANCY:
             if len(cand.checks) == 1:
                 return None

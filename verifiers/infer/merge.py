@@ -52,6 +52,7 @@ def _merge(group: list[Candidate]) -> Candidate:
     name_of = {start: f"v{k}" for k, start in enumerate(sorted(tokens), start=1)}
     merged = Candidate("+".join(sorted({c.family for c in group})), group[0].says)
     merged.holes = {name_of[s]: tokens[s] for s in sorted(tokens)}
+    merged.uses = {n: t for c in group for n, t in c.used_names().items()}
     checked: set[int] = set()
     for cand in group:
         names = {n: name_of[t.start] for n, t in cand.used().items()}

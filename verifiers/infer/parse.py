@@ -9,9 +9,13 @@ only writes what it can read whole.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from verifiers.infer.tokens import COMMA, FRAC, FUNC, LB, LP, NUM, OP, RB, RP, VAL, Token
+from verifiers.infer.tokens import COMMA, FRAC, FUNC, LB, LP, NAME, NUM, OP, RB, RP, VAL, Token
+
+#: A name the note defined earlier (``x = (2, 1)``): its value token, or None when unbound.
+Binder = Callable[[Token], Token | None]
 
 __all__ = ["Expr", "parse_segment"]
 
@@ -31,6 +35,7 @@ class Expr:
     implicit: bool = False  # reads a product the note does not write (``0.5 (1)^{2}``)
     func: str | None = None  # ``f(arg)`` as a whole: the function's name ...
     arg: Expr | None = None  # ... and its argument
+    uses: dict[str, Token] = field(default_factory=dict)  # names read: local -> definition
 
     @property
     def lone(self) -> Token | None:
@@ -43,10 +48,12 @@ class _Fail(Exception):
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], name: dict[int, str]) -> None:
+    def __init__(self, tokens: list[Token], name: dict[int, str], bind: Binder | None) -> None:
         self.toks = tokens
         self.k = 0
         self.name = name  # token start -> hole name
+        self.bind = bind
+        self.uses: dict[str, Token] = {}  # local name -> the defining value token
 
     def peek(self, kind: str | None = None, text: str | None = None) -> Token | None:
         if self.k >= len(self.toks):
@@ -101,7 +108,7 @@ class _Parser:
         """A value directly followed by a bracket or a function: ``0.665 (2, 0)``."""
         nxt = self.peek()
         return self.k > 0 and nxt is not None and (
-            nxt.kind in (LP, FRAC, FUNC) or (nxt.kind == VAL and nxt.text.startswith("(")))
+            nxt.kind in (LP, FRAC, FUNC, NAME) or (nxt.kind == VAL and nxt.text.startswith("(")))
 
     def unary(self) -> Expr:
         if (t := self.peek(OP)) and t.text in "+-":
@@ -113,12 +120,26 @@ class _Parser:
 
     def power(self) -> Expr:
         base = self.primary()
+        if self.peek(OP, "^") and self._transpose():
+            return Expr(f"transpose({base.text})", base.values, base.ops + 1, base.shape,
+                        implicit=base.implicit)
         if self.peek(OP, "^"):
             self.k += 1
             exp = self.unary()
             return Expr(f"{base.text} ^ {exp.text}", base.values + exp.values,
                         base.ops + exp.ops + 1, base.shape)
         return base
+
+    def _transpose(self) -> bool:
+        """``^{T}`` / ``^T`` after a value: a transpose, not a power."""
+        ahead = [t.kind + ":" + t.text for t in self.toks[self.k + 1:self.k + 4]]
+        if ahead[:1] == ["name:T"]:
+            self.k += 2
+            return True
+        if ahead[:3] == ["lp:(", "name:T", "rp:)"]:
+            self.k += 4
+            return True
+        return False
 
     def group(self, open_: str = LP, close: str = RP) -> Expr:
         self.take(open_)
@@ -132,6 +153,8 @@ class _Parser:
             text = inner.text if inner.ops == 0 else f"({inner.text})"
             return Expr(text, inner.values, inner.ops, inner.shape,
                         implicit=inner.implicit)
+        if len(items) == 1 and items[0].shape == "matrix" and items[0].ops == 0:
+            return items[0]  # `[\begin{matrix} … \end{matrix}]`: the brackets are decoration
         if any(e.shape != "scalar" for e in items):
             raise _Fail  # a list of lists written out: leave it to the printed-value reader
         return Expr("[" + ", ".join(e.text for e in items) + "]",
@@ -145,6 +168,14 @@ class _Parser:
         if t.kind in (NUM, VAL):
             self.k += 1
             return Expr(self.name[t.start], [t], 0, t.shape)
+        if t.kind == NAME:
+            value = self.bind(t) if self.bind is not None else None
+            if value is None:
+                raise _Fail
+            self.k += 1
+            local = f"u{value.start}"
+            self.uses[local] = value
+            return Expr(local, [], 0, value.shape)
         if t.kind == LP:
             return self.group()
         if t.kind == LB:
@@ -177,13 +208,17 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def parse_segment(tokens: list[Token], name: dict[int, str]) -> Expr | None:
-    """The whole segment as one expression, or ``None``."""
+def parse_segment(tokens: list[Token], name: dict[int, str],
+                  bind: Binder | None = None) -> Expr | None:
+    """The whole segment as one expression, or ``None``; names read through ``bind``."""
     if not tokens:
         return None
-    p = _Parser(tokens, name)
+    p = _Parser(tokens, name, bind)
     try:
         e = p.expr()
     except _Fail:
         return None
-    return e if p.k == len(tokens) else None
+    if p.k != len(tokens):
+        return None
+    e.uses = p.uses
+    return e

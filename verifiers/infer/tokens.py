@@ -19,8 +19,8 @@ from verifiers.notes import Literal, Note
 
 __all__ = ["Token", "tokenize", "allowed_literals"]
 
-NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA = (
-    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma")
+NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME = (
+    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name")
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ _FUNC_RE = re.compile(
     r"(?:\\operatorname\{|\\mathrm\{|\\)?"
     r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean)\}?(?![A-Za-z])")
 _FRAC_RE = re.compile(r"\\[dt]?frac(?![A-Za-z])")
+# A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``): what
+# a note defines with ``x = (2, 1)`` and computes with later (``k1`` too). Words are prose.
+_NAME_RE = re.compile(
+    r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
 _URL_RE = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
 
 
@@ -111,6 +115,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
         return Token(FUNC, "exp", i, text.index("^", i) + 1)
     before = text[i - 1] if i else " "
+    m = _NAME_RE.match(text, i, end)
+    if m and not (before.isascii() and (before.isalnum() or before in "\\_")):
+        return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
     m = _FUNC_RE.match(text, i, end)
     if m and not (before.isalpha() and before.isascii()):
         return Token(FUNC, m.group(1), i, m.end())

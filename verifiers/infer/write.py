@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 from verifiers.files import write_output
-from verifiers.infer.evaluate import Inferred
 
 __all__ = ["FILE_NAME", "write_inferred"]
 
@@ -27,13 +26,13 @@ def header(note_name: str) -> str:
             "claims:\n")
 
 
-def write_inferred(claims_dir: Path, note_name: str, claims: list[Inferred]) -> Path:
-    """Append ``claims`` to the note's inferred-claims file (atomically); returns its path."""
+def write_inferred(claims_dir: Path, note_name: str, entries: list[str]) -> Path:
+    """Append claim ``entries`` (YAML) to the note's inferred-claims file (atomically)."""
     target = claims_dir / Path(note_name).stem / FILE_NAME
-    if claims:
+    if entries:
         text = target.read_text(encoding="utf-8") if target.exists() else header(note_name)
         if not text.endswith("\n"):
             text += "\n"
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_output(target, text + "".join(c.yaml for c in claims))
+        write_output(target, text + "".join(entries))
     return target
