@@ -89,6 +89,7 @@ def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, mo
     "平均 [1, 2, 3] 的平均为 5。",  # words can be misread: only verified is kept
     "0.339660 - (- 0.921286) = 1.260945 .",  # rounding of the printed inputs explains it
     "一半 0.5 (2 + 4) = 4。",  # a product the note leaves implicit
+    "常用对数 log(100) = 2。",  # log is read as ln: a base-10 note is never pinned
     "学习率在 1 ~ 100 之间，环境 torch 2.13.0。",
 ])
 def test_ambiguous_or_explained_patterns_write_nothing(tmp_path, monkeypatch, line):

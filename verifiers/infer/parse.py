@@ -32,7 +32,7 @@ class Expr:
     shape: str = "scalar"
     terms: list[Expr] = field(default_factory=list)  # top-level + / - terms (unsigned)
     signs: list[str] = field(default_factory=list)  # the operator before each term
-    implicit: bool = False  # reads a product the note does not write (``0.5 (1)^{2}``)
+    implicit: bool = False  # a reading the note does not spell out (``0.5 (1)^{2}``, ``log``)
     func: str | None = None  # ``f(arg)`` as a whole: the function's name ...
     arg: Expr | None = None  # ... and its argument
     uses: dict[str, Token] = field(default_factory=dict)  # names read: local -> definition
@@ -194,8 +194,10 @@ class _Parser:
                 return Expr(f"1 / (1 + exp(-({arg.text})))", arg.values, arg.ops + 1, shape)
             body = arg.text[1:-1] if arg.text.startswith("(") and arg.text.endswith(")") \
                 and _balanced(arg.text[1:-1]) else arg.text
+            # ``log`` is read as ln, the notes' convention; a note meaning base 10 would
+            # disagree, so a check through ``log`` is only kept verified, never pinned.
             return Expr(f"{func}({body})", arg.values, arg.ops + 1, shape,
-                        implicit=arg.implicit, func=func, arg=arg)
+                        implicit=arg.implicit or t.text == "log", func=func, arg=arg)
         raise _Fail
 
 
