@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     scaffold.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
     scaffold.add_argument("--section", help="only this section, e.g. 3.2 or §5")
     scaffold.add_argument("--lines", help="only these lines, A-B")
+    scaffold.add_argument("--infer", action="store_true",
+                          help="write claims whose checks are inferred from the note (each "
+                               "evaluated first) to claims/<note>/90-inferred.yaml")
     cover = commands.add_parser("coverage", help="list the numbers no claim checks")
     cover.add_argument("--notes", type=Path, default=Path("notes"), help="notes folder")
     cover.add_argument("--claims", type=Path, default=Path("claims"), help="claims folder")
@@ -278,6 +281,8 @@ def scaffold(args: argparse.Namespace) -> int:
         raise UsageError(f"notecheck scaffold: no note {args.note!r} in {args.notes}")
     if args.section and not result.notes[name].scopes(args.section):
         raise UsageError(f"notecheck scaffold: no section {args.section!r} in {name}")
+    if args.infer:
+        return _scaffold_infer(result, name, args.claims)
     new, skipped = stubs(result, name, args.section, lines)
     for line in skipped:
         print(printable(line), file=sys.stderr)
@@ -292,6 +297,26 @@ def scaffold(args: argparse.Namespace) -> int:
         write_output(target, text + "".join(render(s) for s in new))
     print(printable(f"{target}: {len(new)} stubs added ({len(skipped)} lines left to write by "
                     "hand)"))
+    return EXIT_OK
+
+
+def _scaffold_infer(result: RunResult, name: str, claims_dir: Path) -> int:
+    """``scaffold --infer``: append verified (or pinned) inferred claims to 90-inferred.yaml."""
+    from verifiers.infer import infer
+    from verifiers.infer.write import FILE_NAME, write_inferred
+
+    target = claims_dir / Path(name).stem / FILE_NAME
+    if not target.resolve().is_relative_to(claims_dir.resolve()):  # a symlinked stem folder
+        raise UsageError(f"notecheck scaffold: {printable(str(target))} is outside "
+                         f"{printable(str(claims_dir))}")
+    found = infer(result, name)
+    write_inferred(claims_dir, name, found.entries())
+    print(printable(f"{target}: {len(found.claims)} inferred claims added "
+                    f"({len(found.pinned)} pinned as \"inferred; review\"); "
+                    f"{found.covered} of {found.uncovered_before} uncovered literals now read"))
+    for claim in found.pinned:
+        print(printable(f"{target}: {claim.id}: review {', '.join(claim.pinned)}"),
+              file=sys.stderr)
     return EXIT_OK
 
 

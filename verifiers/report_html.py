@@ -407,7 +407,8 @@ def _claim(result: RunResult, v: Verdict, ids: _Ids, prefix: str | None,
             if v.root_cause and v.root_cause != v.id else "")
     head = (f'<summary>{badge(v.status)} <code class="id">{esc(v.id)}</code> '
             f'<span class="says">{esc(v.says)}</span></summary>')
-    meta = (f'<p class="meta">{esc(v.kind)} claim · <code>{esc(yaml_at)}</code>{section}'
+    inferred = " · inferred" if any(c.inferred for c in result.claims if c.id == v.id) else ""
+    meta = (f'<p class="meta">{esc(v.kind)} claim{inferred} · <code>{esc(yaml_at)}</code>{section}'
             f"{' · ' + where if where else ''}{root}</p>")
     message = f'<p class="msg">{esc(v.message)}</p>' if v.message else ""
     render = {"symbolic": _steps, "property": _laws}.get(v.kind, _value_rows)

@@ -16,7 +16,8 @@ def _pos(p: Position | None) -> dict[str, int] | None:
     return None if p is None else {"line": p[0], "col": p[1]}
 
 
-def claim_json(v: Verdict) -> dict[str, Any]:
+def claim_json(v: Verdict, inferred: bool = False) -> dict[str, Any]:
+    """One claim; ``inferred`` is true for claims written by ``scaffold --infer``."""
     return {
         "id": v.id,
         "file": v.file,
@@ -25,6 +26,7 @@ def claim_json(v: Verdict) -> dict[str, Any]:
         "section": v.section,
         "kind": v.kind,
         "says": v.says,
+        "inferred": inferred,
         "status": v.status,
         "message": v.message,
         "root_cause": v.root_cause,
@@ -65,11 +67,12 @@ def step_counts(verdicts: list[Verdict]) -> dict[str, int]:
 
 
 def report(result: RunResult) -> dict[str, Any]:
+    inferred = {c.id for c in result.claims if c.inferred}
     return {
         "version": VERSION,
         "summary": summary(result.verdicts),
         "steps": step_counts(result.verdicts),
-        "claims": [claim_json(v) for v in result.verdicts],
+        "claims": [claim_json(v, v.id in inferred) for v in result.verdicts],
     }
 
 

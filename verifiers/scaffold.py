@@ -73,7 +73,7 @@ def _stub(note: Note, stem: str, line_no: int, lits: list[Literal]) -> Stub | No
     section = note.section_at(line_start)
     scopes = note.scopes(section.label) if section else [(0, len(note.text))]
     try:
-        match = find(note.text, text, scopes)
+        match = find(note.text, text, scopes, displays=note.displays)
     except ResolveError:
         return None
     spans = sorted((p.start, p.end) for p in match.values.values())

@@ -35,7 +35,7 @@ WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params", "near", "after",
+    "params", "near", "after", "inferred",
 )
 RESTATE_KEYS = ("as", "reason")
 #: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
@@ -178,6 +178,7 @@ class Claim:
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     problems: list[LoadProblem] = field(default_factory=list)
+    inferred: bool = False  # written by `scaffold --infer` (the check was read off the note)
 
     @property
     def hole_names(self) -> list[str]:
@@ -397,6 +398,12 @@ class _FileValidator:
         claim.near = self.string(node, "near", claim) or None
         claim.after = self.string(node, "after", claim) or None
         claim.says = self.string(node, "says", claim) or ""
+        flag = node.value.get("inferred")
+        if flag is not None:
+            if not isinstance(flag.value, bool):
+                self.problem(flag.line, flag.col, "'inferred' must be true or false", claim)
+            else:
+                claim.inferred = flag.value
         text = self.string(node, "text", claim, required=True)
         if text is not None:
             claim.text = text

@@ -1,0 +1,103 @@
+"""How much of a note ``notecheck scaffold --infer`` covers, on notes it has not seen.
+
+    python -m benchmarks.infer
+
+Two measurements, each on a copy of the notes with an *empty* claims folder, so
+every number starts uncovered and only inferred claims cover anything:
+
+* the held-out fixtures ``tests/fixtures/infer/notes`` (written before the tool
+  ran on them; ``PLANTED.md`` lists their planted errors);
+* the project's three real notes with all their claims removed -- the closest to
+  a held-out measurement on real notes. Pins there are compared with the
+  hand-written arithmetic claims' own discrepancies at the same place.
+
+Per note: literals (coverage's count), covered by inferred claims (the
+project's coverage definition, after writing ``90-inferred.yaml``), inferred
+claims, false alarms (inferred claims that do not pass ``check``: must be 0),
+and the values pinned as "inferred; review".
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from verifiers.coverage import COVERED, coverage
+from verifiers.infer import infer
+from verifiers.infer.evaluate import REVIEW
+from verifiers.infer.write import write_inferred
+from verifiers.run import run
+from verifiers.verdicts import DISCREPANCY, KNOWN
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "infer" / "notes"
+#: The planted errors of PLANTED.md: (note, printed text of the wrong value).
+PLANTED = {("attention-mini.txt", "[[0.5, 4], [1.5, 9]]"), ("attention-mini.txt", "1.78")}
+
+
+def measure(notes_src: Path) -> tuple[list[dict[str, object]], set[tuple[str, str, int]]]:
+    """Infer on a copy of ``notes_src`` with no claims; one row per note, and the pins."""
+    with tempfile.TemporaryDirectory(prefix="notecheck-infer-bench-") as tmp:
+        notes, claims = Path(tmp) / "notes", Path(tmp) / "claims"
+        shutil.copytree(notes_src, notes, ignore=shutil.ignore_patterns("README.md"))
+        claims.mkdir()
+        names = sorted(run(notes, claims).notes)
+        for name in names:  # one note at a time, as the command does
+            write_inferred(claims, name, infer(run(notes, claims), name).entries())
+        result = run(notes, claims)
+        covs, _ = coverage(result)
+        rows, pins = [], set()
+        for cov in covs:
+            verdicts = [v for v in result.verdicts if v.note == cov.note]
+            pinned = [(v.note, x.printed, x.start[0]) for v in verdicts for x in v.values
+                      if x.status == KNOWN and REVIEW in x.message]
+            pins.update(pinned)
+            rows.append({"note": cov.note, "literals": len(cov.literals),
+                         "covered": cov.count(COVERED), "claims": len(verdicts),
+                         "false_alarms": sum(not v.passed for v in verdicts),
+                         "pinned": len(pinned)})
+        return rows, pins
+
+
+def hand_written_flags() -> set[tuple[str, int]]:
+    """(note, line) of every value the project's arithmetic claims pin or flag."""
+    result = run(ROOT / "notes", ROOT / "claims", select=lambda c: c.kind == "arithmetic")
+    return {(v.note, x.start[0]) for v in result.verdicts for x in v.values
+            if x.status in (KNOWN, DISCREPANCY)}
+
+
+def table(title: str, rows: list[dict[str, object]]) -> None:
+    print(f"\n{title}")
+    print(f"  {'note':34} {'literals':>8} {'covered':>8} {'share':>6} {'claims':>6} "
+          f"{'false':>5} {'pinned':>6}")
+    total_l = total_c = 0
+    for r in rows:
+        lits, cov = int(r["literals"]), int(r["covered"])  # type: ignore[call-overload]
+        total_l, total_c = total_l + lits, total_c + cov
+        print(f"  {r['note']:34} {lits:8} {cov:8} {cov / max(lits, 1):6.1%} {r['claims']:6} "
+              f"{r['false_alarms']:5} {r['pinned']:6}")
+    print(f"  {'all':34} {total_l:8} {total_c:8} {total_c / max(total_l, 1):6.1%}")
+
+
+def main() -> int:
+    rows, pins = measure(FIXTURES)
+    table("held-out fixtures (tests/fixtures/infer/notes, no claims)", rows)
+    found = {(n, p) for n, p, _ in pins}
+    print(f"  planted errors pinned as \"{REVIEW}\": {len(PLANTED & found)} of {len(PLANTED)}; "
+          f"other pins: {len(found - PLANTED)}")
+    rows, pins = measure(ROOT / "notes")
+    table("the three real notes, all claims removed (--claims an empty folder)", rows)
+    flagged = hand_written_flags()
+    confirmed = sorted(p for p in pins if (p[0], p[2]) in flagged)
+    print(f"  pins: {len(pins)}, at a line the hand-written claims also pin: {len(confirmed)}")
+    for note, printed, line in sorted(pins):
+        mark = "confirmed" if (note, line) in flagged else "REVIEW"
+        print(f"    {note}:{line}: {printed} ({mark})")
+    false_alarms = sum(int(r["false_alarms"]) for r in rows)  # type: ignore[call-overload]
+    return 1 if false_alarms else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""notecheck scaffold --infer: claims inferred from what a note shows, evaluated before written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verifiers.cli import main
+from verifiers.schema import load_claim_file
+
+INFERRED = Path("claims") / "n" / "90-inferred.yaml"
+
+
+def project(tmp_path: Path, note: str, claims: str | None = None) -> Path:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
+    (tmp_path / "claims").mkdir()
+    if claims is not None:
+        (tmp_path / "claims" / "n").mkdir()
+        (tmp_path / "claims" / "n" / "c.yaml").write_text(claims, encoding="utf-8")
+    return tmp_path
+
+
+def infer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str,
+          claims: str | None = None) -> str:
+    """Run ``scaffold --infer`` on a one-note project; the inferred file's text ('' if none)."""
+    root = project(tmp_path, note, claims)
+    monkeypatch.chdir(root)
+    assert main(["scaffold", "n.txt", "--infer"]) == 0
+    path = root / INFERRED
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def checks_of(text: str) -> list[str]:
+    return [line.split(":", 1)[1].strip().strip('"') for line in text.splitlines()
+            if line.startswith("      v")]
+
+
+@pytest.mark.parametrize("line, check", [
+    ("乘积：3 × 4 = 12。", "v1 * v2"),
+    ("乘法 2.5 * 4 = 10。", "v1 * v2"),
+    ("点乘 0.5 · 4 = 2。", "v1 * v2"),
+    ("除法 7 / 2 = 3.5。", "v1 / v2"),
+    ("求和 1.5 + 2.5 + 3 = 7。", "v1 + v2 + v3"),
+    ("相减 5 − 1.5 = 3.5。", "v1 - v2"),
+    ("结果 0.5×2 + 3×1 = 1 + 3 = 4。", "v5 + v6"),
+    ("比例 1 / 4 = 0.25 = 25%。", "v3"),
+    ("指数 e^{2} = 7.389。", "exp(v1)"),
+    ("对数 ln(2) = 0.693。", "ln(v1)"),
+    ("对数 log(10) = 2.303。", "ln(v1)"),
+    ("根号 sqrt(2) = 1.414，", "sqrt(v1)"),
+    ("根号 √9 = 3。", "sqrt(v1)"),
+    ("概率 softmax([1, 2]) = [0.269, 0.731]。", "softmax(v1)"),
+    ("激活 1/(1+e^{-0.5}) = 0.6225。", "v1 / (v2 + exp(v3))"),
+    ("逐元素 [0.5+0.1, 1.0-0.2] = [0.6, 0.8]。", "[v1 + v2, v3 - v4]"),
+    ("列表 [1, 2, 3.5] 的总和为 6.5。", "sum(v1)"),
+    ("列表 [1, 2, 3] 的平均为 2。", "mean(v1)"),
+    ("一共 200 个，其中 50 个，占 25%。", "v2 / v1"),
+    ("[[1, 2], [3, 4]] × [[1, 0], [0, 2]] = [[1, 4], [3, 8]]", "v1 @ v2"),
+    ("$2 \\times 3 = 6$ 。", "v1 * v2"),
+    ("$3 \\cdot 4 = 12$ 。", "v1 * v2"),
+    ("$\\frac{3}{4} = 0.75$ 。", "v1 / v2"),
+    ("$$\n\\begin{aligned}\nM &= 2 \\times 3 \\\\\n  &= 6\n\\end{aligned}\n$$", "v1 * v2"),
+])
+def test_each_pattern_family_is_inferred_and_verified(tmp_path, monkeypatch, capsys, line,
+                                                       check):
+    text = infer(tmp_path, monkeypatch, f"1.1 例子\n{line}\n")
+    assert check in checks_of(text), text
+    assert "inferred: true" in text and "known:" not in text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    assert "verified" in capsys.readouterr().out
+
+
+def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, monkeypatch,
+                                                                     capsys):
+    text = infer(tmp_path, monkeypatch, "1.1 例子\n乘积：3 × 4 = 13。\n")
+    assert 'v3: {printed: "13", expected: "12", why: "inferred; review"}' in text
+    capsys.readouterr()
+    assert main(["check"]) == 0  # pinned: the gate stays green, the report lists it
+    assert "known: inferred; review" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("line", [
+    "每个头是 3 × 4 = 16 个参数。",  # 16 counts something else: a word follows the result
+    "约为 3 × 4 ≈ 13。",  # an approximation is never pinned
+    "平均 [1, 2, 3] 的平均为 5。",  # words can be misread: only verified is kept
+    "0.339660 - (- 0.921286) = 1.260945 .",  # rounding of the printed inputs explains it
+    "一半 0.5 (2 + 4) = 4。",  # a product the note leaves implicit
+    "常用对数 log(100) = 2。",  # log is read as ln: a base-10 note is never pinned
+    "学习率在 1 ~ 100 之间，环境 torch 2.13.0。",
+])
+def test_ambiguous_or_explained_patterns_write_nothing(tmp_path, monkeypatch, line):
+    assert infer(tmp_path, monkeypatch, f"1.1 例子\n{line}\n") == ""
+
+
+def test_url_digits_and_constant_fractions_give_nothing(tmp_path, monkeypatch):
+    note = ("1.1 例子\n见 https://example.com/x/1+2=3 以及 www.a.org/2*3=6 。\n"
+            "系数 $\\frac{1}{2}$ 与 $(\\frac{1}{3}, \\frac{1}{3})$ 。\n")
+    assert infer(tmp_path, monkeypatch, note) == ""
+
+
+REPEATED = """1.1 例子
+Q[0, 0] = 0.5×0.1 + 1.2×0.4
+= 0.05 + 0.48
+= 0.53
+Q[0, 1] = 0.5×0.1 + 1.2×0.4
+= 0.05 + 0.48
+= 0.53
+"""
+
+
+def test_repeated_chains_get_unique_quotes_and_rerunning_adds_nothing(tmp_path, monkeypatch,
+                                                                        capsys):
+    text = infer(tmp_path, monkeypatch, REPEATED)
+    assert text.count("  - id: inf-n-") == 2
+    assert "Q[0, 0] = ⟨v1⟩×⟨v2⟩" in text and "Q[0, 1] = ⟨v1⟩×⟨v2⟩" in text
+    assert "\\n= ⟨v5⟩ + ⟨v6⟩\\n= ⟨v7⟩" in text  # the whole chain: one claim, one hole each
+    edited = text.replace('says: "inferred:', 'says: "reviewed:', 1)
+    INFERRED.write_text(edited, encoding="utf-8")
+    assert main(["scaffold", "n.txt", "--infer"]) == 0
+    assert INFERRED.read_text(encoding="utf-8") == edited  # kept as the author left it
+    assert "0 inferred claims added" in capsys.readouterr().out
+
+
+def test_written_yaml_loads_and_passes_check_with_inferred_in_json(tmp_path, monkeypatch,
+                                                                   capsys):
+    infer(tmp_path, monkeypatch, REPEATED + "乘积：3 × 4 = 13。\n")
+    loaded = load_claim_file(INFERRED, str(INFERRED), {"n.txt"})
+    assert not loaded.problems and loaded.claims
+    assert all(c.inferred and not c.problems for c in loaded.claims)
+    assert main(["check", "--json", "out.json"]) == 0
+    report = json.loads(Path("out.json").read_text(encoding="utf-8"))
+    assert {c["inferred"] for c in report["claims"]} == {True}
+
+
+def test_only_uncovered_numbers_are_inferred(tmp_path, monkeypatch):
+    claims = ('note: n.txt\nclaims:\n  - id: mine\n    text: 第一步：⟨a⟩ + ⟨b⟩ = ⟨c⟩\n'
+              '    check: {c: a + b}\n')
+    text = infer(tmp_path, monkeypatch, "1.1 例子\n第一步：2 + 3 = 5\n第二步：5 × 2 = 10\n",
+                 claims)
+    assert "第二步" in text and "第一步" not in text
+
+
+def test_inferred_must_be_a_boolean(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text('note: n.txt\nclaims:\n  - id: x\n    inferred: "yes"\n    text: a\n',
+                    encoding="utf-8")
+    loaded = load_claim_file(path, "c.yaml", {"n.txt"})
+    assert any("'inferred' must be true or false" in p.message
+               for c in loaded.claims for p in c.problems)
+
+
+def test_names_defined_earlier_in_the_section_are_read_through_definition_claims(
+        tmp_path, monkeypatch, capsys):
+    note = ("1.1 例子\n设 $x_{i} = (2, 1)$ ，$W_{Q} = [\\begin{matrix} 1 & 0 \\\\ 0 & 3 "
+            "\\end{matrix}]$ 。\n则 $q_{i} = x_{i} W_{Q} = (2, 3)$ 。\n"
+            "1.2 别处\n这里 $q_{i} = x_{i} W_{Q} = (2, 4)$ 。\n")
+    text = infer(tmp_path, monkeypatch, note)
+    assert text.count("  - id: inf-n-") == 3  # two definitions and the product
+    assert "(2, 4)" not in text  # x_{i} is not defined in 1.2: nothing read there
+    assert "uses:" in text and "@" in text and "known:" not in text
+    capsys.readouterr()
+    assert main(["check"]) == 0

@@ -1,0 +1,110 @@
+"""``notecheck scaffold --infer``: claims whose checks are inferred from what a note shows.
+
+Pipeline, one module per step:
+
+* :mod:`.tokens` -- the note's literals (coverage's exclusion rules applied, URLs
+  skipped), printed vectors and matrices, operators, relations, functions;
+* :mod:`.chains`, :mod:`.aggregates` -- the pattern families, each proposing
+  :class:`~.candidate.Candidate` claims over *uncovered* values only;
+* :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
+  numbers);
+* :mod:`.evaluate` -- the real loader and engine decide: verified is kept, an
+  unambiguous wrong value is pinned ``known`` with ``why: "inferred; review"``,
+  anything else is dropped;
+* :mod:`.write` -- ``claims/<stem>/90-inferred.yaml``, existing entries kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verifiers.coverage import coverage
+from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
+from verifiers.infer.candidate import Candidate
+from verifiers.infer.chains import chain_candidates
+from verifiers.infer.evaluate import Inferred, settle
+from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
+from verifiers.run import RunResult
+
+__all__ = ["Inference", "infer"]
+
+
+@dataclass
+class Inference:
+    """What inference found for one note, and the figures ``benchmarks/infer.py`` prints."""
+
+    note: str
+    literals: int = 0  # literals that can be claims (coverage's count)
+    uncovered_before: int = 0
+    claims: list[Inferred] = field(default_factory=list)
+    definitions: list[tuple[str, str]] = field(default_factory=list)  # (id, YAML), used ones
+
+    @property
+    def covered(self) -> int:
+        """Literals inside a hole of an inferred claim (checked or read as an input)."""
+        return len(self.covered_starts)
+
+    covered_starts: set[int] = field(default_factory=set)
+
+    def entries(self) -> list[str]:
+        """YAML entries to append: the definitions used first, then the claims."""
+        return [y for _, y in self.definitions] + [c.yaml for c in self.claims]
+
+    @property
+    def pinned(self) -> list[Inferred]:
+        return [c for c in self.claims if c.pinned]
+
+
+def infer(result: RunResult, note_name: str) -> Inference:
+    """Inferred claims for one note, evaluated, in note order; none duplicates a claim."""
+    note = result.notes[note_name]
+    covs, _ = coverage(result)
+    cov = next(c for c in covs if c.note == note_name)
+    open_starts = {lit.start for lit in cov.uncovered}
+    report = Inference(note_name, len(cov.literals), len(open_starts))
+    literals = allowed_literals(note)
+    tokens = tokenize(note, 0, len(note.text), literals, url_spans(note.text))
+    uncovered = {t.start for t in tokens if t.kind in (NUM, VAL) and _all_open(
+        note, t.start, t.end, open_starts)}
+    candidates: list[Candidate] = []
+    keys = {s.start: k for k, s in enumerate(note.sections)}
+
+    def section_of(offset: int) -> int:
+        found = note.section_at(offset)
+        return -1 if found is None else keys[found.start]
+
+    candidates += chain_candidates(note.text, tokens, uncovered, section_of)
+    for family in (aggregate_candidates, percent_candidates):
+        candidates += family(note.text, tokens, uncovered)
+    candidates = merge_by_lines(note, candidates)
+    existing = {c.id for c in result.claims}
+    stem = Path(note_name).stem
+    taken: set[int] = set()  # values a kept claim already checks
+    for cand in candidates:
+        cand.checks = [c for c in cand.checks if cand.holes[c.hole].start not in taken]
+        got = settle(result.notes, note_name, stem, cand, existing)
+        if got is None:
+            continue
+        existing.add(got.id)
+        taken.update(a for a, _ in got.checked)
+        for def_id, def_yaml in got.defs:
+            if def_id not in existing:
+                existing.add(def_id)
+                report.definitions.append((def_id, def_yaml))
+        report.claims.append(got)
+        for tok in _holes_of(cand, got) + [(t.start, t.end) for t in cand.used_names().values()]:
+            report.covered_starts.update(
+                lit.start for lit in note.literals_in(tok[0], tok[1]) if lit.start in open_starts)
+    return report
+
+
+def _all_open(note: object, start: int, end: int, open_starts: set[int]) -> bool:
+    lits = note.literals_in(start, end)  # type: ignore[attr-defined]
+    return bool(lits) and all(lit.start in open_starts for lit in lits)
+
+
+def _holes_of(cand: Candidate, got: Inferred) -> list[tuple[int, int]]:
+    """Spans of the holes the written claim reads (its quote names them)."""
+    return [(t.start, t.end) for name, t in cand.holes.items() if f"⟨{name}⟩" in got.yaml]

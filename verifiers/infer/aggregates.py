@@ -1,0 +1,69 @@
+"""Pattern families said in words: sums and means of printed lists, shares of a total.
+
+* ``[2.31, 1.87, 1.42] 的总和为 5.60`` / ``平均`` / ``mean`` -> ``r = sum(v)`` / ``mean(v)``;
+* ``一共 1200 个参数，其中 … 480 个，占 40%`` -> ``p = part / total``.
+
+Words can be misread (``和`` is also "and"), so every check of these families
+is *ambiguous*: kept only when the engine verifies it, never pinned.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.infer.candidate import Candidate, Check
+from verifiers.infer.tokens import NUM, VAL, Token
+
+__all__ = ["aggregate_candidates", "percent_candidates"]
+
+_AGG_RE = re.compile(
+    r"[\s$]*(?:的)?\s*(总和|之和|合计|sum|平均值|平均数|平均|均值|mean)\s*"
+    r"(?:为|是|=|：|:|约为|≈|is)?[\s$]*")
+_TOTAL_RE = re.compile(r"(?:一共|总共|共计|合计|总计|总数|共)(?:有|是|为)?[\s$]*")
+_SHARE_RE = re.compile(r"占(?:比)?(?:了|约)?[\s$]*")
+
+def aggregate_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
+    """``<vector> 的总和为 <number>`` and its mean, ``sum``, ``mean`` spellings."""
+    values = {t.start: t for t in tokens if t.kind in (NUM, VAL)}
+    out = []
+    for t in tokens:
+        if t.kind != VAL or t.shape != "vector":
+            continue
+        m = _AGG_RE.match(text, t.end)
+        if not m:
+            continue
+        r = values.get(m.end())
+        if r is None or r.kind != NUM or r.start not in uncovered:
+            continue
+        func = "sum" if m.group(1) in ("总和", "之和", "合计", "sum") else "mean"
+        out.append(Candidate("aggregate", f"inferred: {func} of the printed list",
+                             {"v": t, "r": r}, [Check("r", f"{func}(v)", False)]))
+    return out
+
+
+def percent_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
+    """``一共 N …，M …，占 P%``: each share of a printed total, within one line."""
+    nums = [t for t in tokens if t.kind == NUM]
+    by_start = {t.start: t for t in nums}
+    out = []
+    for m in _TOTAL_RE.finditer(text):
+        total = by_start.get(m.end())
+        if total is None or total.text.rstrip().endswith(("%", "％")):
+            continue
+        line_end = text.find("\n", total.end)
+        line_end = len(text) if line_end < 0 else line_end
+        after = [t for t in nums if total.end <= t.start < line_end]
+        previous_share = total.end
+        for s in _SHARE_RE.finditer(text, total.end, line_end):
+            pct = by_start.get(s.end())
+            if pct is None or not pct.text.rstrip().endswith(("%", "％")):
+                continue
+            parts = [t for t in after if previous_share <= t.start < s.start()
+                     and not t.text.rstrip().endswith(("%", "％"))]
+            previous_share = pct.end
+            if len(parts) != 1 or pct.start not in uncovered:
+                continue  # none, or several numbers: which one is the part is a guess
+            out.append(Candidate("percent", "inferred: a share of the printed total",
+                                 {"n": total, "m": parts[0], "p": pct},
+                                 [Check("p", "m / n", False)]))
+    return out

@@ -1,0 +1,54 @@
+"""A claim inference proposes: holes on printed values and checks over them.
+
+Plain data shared by the pattern families (which propose), the quote builder
+(which makes the quote unique) and the evaluator (which keeps only what the
+engine verifies, or pins what it cannot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from verifiers.infer.tokens import Token
+
+__all__ = ["Candidate", "Check"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """``hole = expression``; ``unambiguous`` when a wrong value may be pinned, not dropped.
+
+    Unambiguous means: an explicit ``=`` (not ``≈``) between an operation and a lone
+    result, both on one line, the result not followed by a word (``12 个参数``).
+    """
+
+    hole: str
+    expr: str
+    unambiguous: bool
+
+
+@dataclass
+class Candidate:
+    family: str  # "chain", "aggregate", "percent"
+    says: str
+    holes: dict[str, Token] = field(default_factory=dict)  # name -> the printed value
+    checks: list[Check] = field(default_factory=list)
+    uses: dict[str, Token] = field(default_factory=dict)  # local name -> a defined value
+
+    def used_names(self) -> dict[str, Token]:
+        """Defined values (``x = (2, 1)`` earlier in the section) a check reads."""
+        return {n: t for n, t in self.uses.items()
+                if any(_mentions(c.expr, n) for c in self.checks)}
+
+    def used(self) -> dict[str, Token]:
+        """Holes a check reads or checks (others are not written into the quote)."""
+        names = {c.hole for c in self.checks}
+        for c in self.checks:
+            names.update(n for n in self.holes if _mentions(c.expr, n))
+        return {n: t for n, t in self.holes.items() if n in names}
+
+
+def _mentions(expr: str, name: str) -> bool:
+    import re
+
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", expr) is not None

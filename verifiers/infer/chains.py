@@ -1,0 +1,195 @@
+"""Pattern family: relation chains, ``a × b = c``, ``= x + y = z``, ``f(x) = y``, ``&=`` rows.
+
+A *run* is a maximal stretch of tokens with no word in it (a line break or a
+LaTeX ``\\\\`` directly before ``=`` continues the run: ``&=`` rows and lines
+that start with ``=``). A run splits at its relations (``=``, ``≈``) into
+segments; each pair of neighbouring segments ``L rel R`` gives checks when
+
+* ``R`` is one printed value and ``L`` an expression: ``R = L``;
+* ``R`` is a sum of printed values with ``L``'s terms and signs: each term
+  (``1.0×0.5 + 2.0×1.5 = 0.5 + 3.0``);
+* ``R`` and ``L`` are both one value (``a = b = c``).
+
+A segment glued to a name (``Q[0, 0] =``, ``f(2) =``, ``x - 3 =``) is not
+read: it is part of something larger than what the run shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from verifiers.infer.candidate import Candidate, Check
+from verifiers.infer.parse import Expr, parse_segment
+from verifiers.infer.tokens import (
+    COMMA,
+    LB,
+    LP,
+    NAME,
+    NUM,
+    OP,
+    OTHER,
+    RB,
+    REL,
+    RP,
+    VAL,
+    Token,
+)
+
+__all__ = ["chain_candidates"]
+
+_BREAKS = ("\n", "\\\\")
+_PUNCT = set("，。；、,.;:：)）]】!！?？\"'”’")
+
+
+def _runs(tokens: list[Token]) -> list[tuple[int, int]]:
+    """(start, end) token indexes of the runs; continuation breaks are dropped later."""
+    runs, k, n = [], 0, len(tokens)
+    while k < n:
+        if tokens[k].kind in (OTHER, COMMA):
+            k += 1
+            continue
+        a, depth = k, 0
+        while k < n:
+            kind = tokens[k].kind
+            depth += 1 if kind in (LB, LP) else -1 if kind in (RB, RP) else 0
+            if kind == COMMA and depth <= 0:
+                break  # `a = 1, 2 + 3 = 5`: a comma outside brackets ends a run
+            if kind != OTHER:
+                k += 1
+                continue
+            j = k
+            while j < n and tokens[j].kind == OTHER and tokens[j].text in _BREAKS:
+                j += 1
+            if j > k and j < n and tokens[j].kind == REL:
+                k = j  # a continuation: `\n= …` or `\\ &= …`
+                continue
+            break
+        runs.append((a, k))
+    return runs
+
+
+def _glued_before(text: str, at: int) -> bool:
+    """Does a name or a closed group end right before ``at`` (``Q[0, 0]``, ``x``)?"""
+    k = at
+    while k > 0 and text[k - 1] in " \t\u3000$":
+        if text[k - 1] == "$":
+            return False
+        k -= 1
+    if k == 0:
+        return False
+    ch = text[k - 1]
+    return (ch.isascii() and (ch.isalnum() or ch in "_)]}'^.")) or ch in "）】"
+
+
+def _word_after(text: str, at: int) -> bool:
+    """Is the value at ``at`` followed by a word (``12 个参数``, ``8192$ 个数``)?"""
+    k = at
+    while k < len(text) and text[k] in " \t\u3000$":
+        k += 1
+    if k >= len(text) or text[k] == "\n":
+        return False
+    return text[k] not in _PUNCT and not text[k].isspace() and text[k] not in "=≈&\\"
+
+
+def _glued_after(text: str, at: int) -> bool:
+    return at < len(text) and (text[at].isascii() and (text[at].isalnum() or text[at] in "_([^"))
+
+
+Definition = tuple[str, int, int, Token]  # name, section key, offset, the defined value
+
+
+def _definitions(runs: list[list[Token]], section_of: Callable[[int], int]) -> list[Definition]:
+    """``x = (2, 1)``, ``W_{Q} = [\\begin{matrix} … \\end{matrix}]``: a lone name bound to a
+    lone printed value by ``=``, in note order."""
+    out = []
+    for run in runs:
+        for k in range(len(run) - 2):
+            name, rel, value = run[k], run[k + 1], run[k + 2]
+            if name.kind != NAME or rel.kind != REL or rel.text != "=" \
+                    or (k and run[k - 1].kind not in (REL, COMMA)):
+                continue
+            if value.kind == LB and k + 4 < len(run) and run[k + 3].kind == VAL \
+                    and run[k + 4].kind == RB:
+                value = run[k + 3]
+                after = k + 5
+            else:
+                after = k + 3
+            if value.kind in (NUM, VAL) and (after >= len(run) or run[after].kind == COMMA):
+                out.append((name.text, section_of(name.start), name.start, value))
+    return out
+
+
+def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
+                     section_of: Callable[[int], int] | None = None) -> list[Candidate]:
+    """Candidates from every run of ``tokens``; only uncovered values become checked holes.
+
+    ``uncovered`` holds the start offsets of value tokens whose literals are all uncovered;
+    ``section_of`` (offset -> section key) lets expressions read names defined earlier in
+    the same section.
+    """
+    runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
+    defs = _definitions(runs, section_of) if section_of is not None else []
+    out = []
+    for run in runs:
+        if not any(t.kind == REL for t in run):
+            continue
+        here = run[0].start
+        key = section_of(here) if section_of is not None else 0
+
+        def bind(tok: Token, here: int = here, key: int = key) -> Token | None:
+            found = [d for d in defs if d[0] == tok.text and d[1] == key and d[2] < here]
+            return found[-1][3] if found else None
+
+        cand = _candidate(text, run, uncovered, bind)
+        if cand is not None:
+            out.append(cand)
+    return out
+
+
+def _candidate(text: str, run: list[Token], uncovered: set[int],
+               bind: Callable[[Token], Token | None]) -> Candidate | None:
+    values = [t for t in run if t.kind in (NUM, VAL)]
+    name = {t.start: f"v{k}" for k, t in enumerate(values, start=1)}
+    segs: list[list[Token]] = [[]]
+    rels: list[Token] = []
+    for t in run:
+        if t.kind == REL:
+            segs.append([])
+            rels.append(t)
+        else:
+            segs[-1].append(t)
+    parsed: list[Expr | None] = [parse_segment(s, name, bind) for s in segs]
+    if segs[0] and (_glued_before(text, segs[0][0].start) or segs[0][0].kind == OP):
+        parsed[0] = None
+    if segs[-1] and (_glued_after(text, segs[-1][-1].end) or segs[-1][-1].kind == OP):
+        parsed[-1] = None
+    cand = Candidate("chain", "")
+    for k, rel in enumerate(rels):
+        left, right = parsed[k], parsed[k + 1]
+        if left is None or right is None:
+            continue
+        one_line = "\n" not in text[segs[k][0].start:segs[k + 1][-1].end]
+        lone = right.lone
+        if lone is None and right.func and left.func == right.func and right.arg \
+                and right.arg.lone is not None:  # sin(0 / 10000^0) = sin(0): the arguments
+            left, lone = left.arg, right.arg.lone
+        if lone is not None:
+            if lone.start not in uncovered or (left.lone is None and left.ops == 0):
+                continue
+            plain = rel.text == "=" and left.ops > 0 and one_line and not left.implicit \
+                and not _word_after(text, lone.end)
+            cand.checks.append(Check(name[lone.start], left.text, plain))
+        elif len(left.terms) == len(right.terms) > 1 and left.signs == right.signs \
+                and all(t.lone is not None for t in right.terms) \
+                and any(t.ops for t in left.terms):
+            plain = rel.text == "=" and one_line and not left.implicit
+            for lt, rt in zip(left.terms, right.terms, strict=True):
+                tok = rt.lone
+                if tok is not None and tok.start in uncovered:
+                    cand.checks.append(Check(name[tok.start], lt.text, plain and lt.ops > 0))
+    if not cand.checks:
+        return None
+    cand.holes = {name[t.start]: t for t in values}
+    cand.uses = {k: v for e in parsed if e is not None for k, v in e.uses.items()}
+    cand.says = "inferred: " + " ; ".join(f"{c.hole} = {c.expr}" for c in cand.checks)
+    return cand

@@ -1,0 +1,135 @@
+"""Tokens of a note's text, as far as inference needs them.
+
+Inference reads only what a line *shows*: numbers (the note's own literals, so
+coverage and inference agree on what a number is), printed vectors and
+matrices (one value, one hole), operators, relations and the grammar's
+functions. Everything else -- words, CJK text, ``$`` delimiters, names such as
+``q`` or ``W_q`` -- is ``OTHER`` and breaks an expression: inference never
+guesses what a word means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from verifiers.coverage import RULES
+from verifiers.holes import VALUE_PATTERN
+from verifiers.notes import Literal, Note
+
+__all__ = ["Token", "tokenize", "allowed_literals"]
+
+NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME = (
+    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token: ``kind``, normalised ``text`` (``*`` for ``×``), span in the note."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+    shape: str = "scalar"  # VAL: "vector" or "matrix"
+
+
+_VALUE_RE = re.compile(VALUE_PATTERN)
+_SKIP_RE = re.compile(r"(?:[ \t\u3000\u00a0&]|\\[,;:! ]|\\left|\\right|\\quad|\\qquad)+")
+_REL_RE = re.compile(r"=|≈|\\approx")
+_OPS = [("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("·", "*"), ("⋅", "*"), ("**", "^"),
+        ("*", "*"), ("÷", "/"), ("/", "/"), ("+", "+"), ("-", "-"), ("−", "-"), ("^", "^")]
+_FUNC_RE = re.compile(
+    r"(?:\\operatorname\{|\\mathrm\{|\\)?"
+    r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean)\}?(?![A-Za-z])")
+_FRAC_RE = re.compile(r"\\[dt]?frac(?![A-Za-z])")
+# A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``): what
+# a note defines with ``x = (2, 1)`` and computes with later (``k1`` too). Words are prose.
+_NAME_RE = re.compile(
+    r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
+_URL_RE = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
+
+
+def allowed_literals(note: Note) -> dict[int, Literal]:
+    """The note's literals that can be claims (coverage's exclusion rules applied), by start."""
+    return {lit.start: lit for lit in note.literals
+            if not any(rule(note, lit) for rule in RULES.values())}
+
+
+def url_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of URLs: their digits are never numbers to infer."""
+    return [(m.start(), m.end()) for m in _URL_RE.finditer(text)]
+
+
+def tokenize(note: Note, start: int, end: int, literals: dict[int, Literal],
+             urls: list[tuple[int, int]]) -> list[Token]:
+    """Tokens of ``note.text[start:end]`` (whitespace and LaTeX spacing dropped)."""
+    text = note.text
+    out: list[Token] = []
+    i = start
+    while i < end:
+        url = next(((a, b) for a, b in urls if a <= i < b), None)
+        if url is not None:
+            out.append(Token(OTHER, text[url[0]:url[1]], url[0], url[1]))
+            i = url[1]
+            continue
+        m = _SKIP_RE.match(text, i, end)
+        if m:
+            i = m.end()
+            continue
+        tok = _one(text, i, end, literals)
+        out.append(tok)
+        i = tok.end
+    return out
+
+
+def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
+    ch = text[i]
+    if ch in "[(\\" :
+        m = _VALUE_RE.match(text, i, end)
+        if m and m.group().startswith(("[", "(", "\\begin")):
+            raw = m.group()
+            shape = "matrix" if raw.startswith(("[[", "\\begin")) or re.match(r"\[\s*\[", raw) \
+                else "vector"
+            return Token(VAL, raw, i, m.end(), shape)
+    lit = literals.get(i)
+    if lit is not None and lit.end <= end:
+        return Token(NUM, lit.text, lit.start, lit.end)
+    if ch.isdigit():  # digits that are not a literal (part of a name, excluded): never a number
+        j = i
+        while j < end and (text[j].isdigit() or text[j] == "."):
+            j += 1
+        return Token(OTHER, text[i:j], i, j)
+    m = _FRAC_RE.match(text, i, end)
+    if m:
+        return Token(FRAC, "frac", i, m.end())
+    if ch in "[]," and not text.startswith(("[[", "[]"), i):
+        return Token({"[": LB, "]": RB, ",": COMMA}[ch], ch, i, i + 1)
+    if text.startswith("\\\\", i):
+        return Token(OTHER, text[i:i + 2], i, i + 2)
+    m = _REL_RE.match(text, i, end)
+    if m:
+        return Token(REL, "≈" if m.group() != "=" else "=", i, m.end())
+    if text.startswith("√", i):
+        return Token(FUNC, "sqrt", i, i + 1)
+    if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
+        return Token(FUNC, "exp", i, text.index("^", i) + 1)
+    before = text[i - 1] if i else " "
+    m = _NAME_RE.match(text, i, end)
+    if m and not (before.isascii() and (before.isalnum() or before in "\\_")):
+        return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
+    m = _FUNC_RE.match(text, i, end)
+    if m and not (before.isalpha() and before.isascii()):
+        return Token(FUNC, m.group(1), i, m.end())
+    for raw, norm in _OPS:
+        if text.startswith(raw, i):
+            return Token(OP, norm, i, i + len(raw))
+    if ch in "({":
+        return Token(LP, "(", i, i + 1)
+    if ch in ")}":
+        return Token(RP, ")", i, i + 1)
+    if ch == "\\":
+        m = re.compile(r"\\[A-Za-z]+").match(text, i, end)
+        if m:
+            return Token(OTHER, m.group(), i, m.end())
+    return Token(OTHER, ch, i, i + 1)
