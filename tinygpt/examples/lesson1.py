@@ -134,17 +134,6 @@ def bpe(cnt: torch.Tensor, text: str) -> dict[str, torch.Tensor]:
             raise ValueError(f"the note merges 「{said}」 first; BPE merges 「{m0.unit}」 "
                              f"(count {m0.count})")
 
-        order = re.findall(r"([^\s→：:]+?)（\s*" + _NUM + r"\s*）",
-                           _between(text, "合并顺序依次是：", "。", "the merge order"))
-        algo = [mg.unit for mg in trace.merges]
-        if order != algo:
-            k = next((i for i, (a, b) in enumerate(zip(order, algo, strict=False)) if a != b),
-                     min(len(order), len(algo)))
-            raise ValueError(f"the note's merge order is {' → '.join(order)}; BPE merges "
-                             f"{' → '.join(algo)} (first difference at merge {k + 1})")
-        if any(len(units) != 1 for units, _ in trace.words):
-            raise ValueError("after the last merge some word is still several tokens")
-
         return {
             "nwords": torch.tensor(float(len(words)), dtype=F64),
             "v0": torch.tensor(float(len(trace.initial_vocab)), dtype=F64),
@@ -163,6 +152,103 @@ def bpe(cnt: torch.Tensor, text: str) -> dict[str, torch.Tensor]:
         }
 
     return _cached("l1_bpe", text, {"cnt": cnt}, compute)
+
+
+_ENTRY = re.compile(r"([^\s→：:（）()，,。]+?)\s*[（(]\s*(\d+)\s*[）)]")
+
+
+@example("l1_bpe_trace")
+def bpe_trace(text: str, trace: str) -> dict[str, torch.Tensor]:
+    """lesson1 §1: the printed merge order (a code hole); judged entry by entry by its locator."""
+    return {"entries": torch.tensor(float(len(_ENTRY.findall(trace))), dtype=F64)}
+
+
+@locator("l1_bpe_trace")
+def bpe_trace_findings(block: str, quote: str, first_line: int) -> list:
+    """Each entry ``unit（count）`` of the printed merge order, recomputed from its inputs.
+
+    The block runs from the corpus sentence (``出现次数为：机器学习 5 次，…。``: the words and
+    their counts) to the merge order (``合并顺序依次是：学习（10）→ …。N 轮之后…总数降到 M``).
+    Entry k is judged on the corpus after the note's own merges 1…k−1
+    (:func:`tinygpt.bpe._pair_counts`, :func:`tinygpt.bpe._apply`): its unit must be a pair
+    of current tokens whose count is the largest (ties allowed), printed with that count.
+    A wrong entry fails at that entry; the ones after it are judged on the note's order,
+    so a swap of two merges fails at the first of them only. Then ``N 轮`` (the number of
+    merges, if every word is one token after them) and ``降到 M`` (the tokens left).
+    """
+    from tinygpt.bpe import _apply, _pair_counts
+    from verifiers.programs.codehole import Finding
+
+    lines = block.splitlines()
+    out: list = []
+
+    def at(line: int, start: int, end: int, status: str, name: str, printed: str,
+           expected: str, message: str) -> None:
+        out.append(Finding(line + 1, start, end, status, name, printed, expected, message))
+
+    corpus_at = next((i for i, ln in enumerate(lines) if "出现次数为：" in ln), None)
+    order_at = next((i for i, ln in enumerate(lines) if "合并顺序依次是：" in ln), None)
+    if corpus_at is None or order_at is None:
+        at(0, 0, len(lines[0]) if lines else 0, "error", "trace", "", "",
+           "the block needs the corpus (出现次数为：…) and the merge order (合并顺序依次是：…)")
+        return out
+    listing = _between(lines[corpus_at], "出现次数为：", "。", "the corpus")
+    corpus = [(tuple(w), int(n)) for w, n in
+              re.findall(r"([^\s，,：:]+?)\s*(\d+)\s*次", listing)]
+    state = list(corpus)
+    text = lines[order_at]
+    begin = text.index("合并顺序依次是：") + len("合并顺序依次是：")
+    stop = text.find("。", begin)
+    stop = len(text) if stop < 0 else stop
+    done: list[str] = []
+    for k, m in enumerate(_ENTRY.finditer(text, begin, stop)):
+        unit, count = m.group(1), int(m.group(2))
+        counts = _pair_counts(state)
+        if not counts:
+            at(order_at, m.start(), m.end(), "discrepancy", f"merge {k + 1}", m.group(), "",
+               "every word is already one token: there is nothing left to merge")
+            continue
+        best = max(counts, key=counts.__getitem__)  # first seen among the largest
+        named = [p for p in counts if p[0] + p[1] == unit]
+        after = f"after the note's merges {'、'.join(done)}" if done else "on the corpus"
+        expected = f"{best[0] + best[1]}（{counts[best]}）"
+        if not named:
+            at(order_at, m.start(), m.end(), "discrepancy", f"merge {k + 1}", m.group(), expected,
+               f"{after}, 「{unit}」 is no pair of adjacent tokens; BPE merges "
+               f"「{best[0]}」+「{best[1]}」 ({counts[best]} times)")
+            pair = best
+        else:
+            pair = max(named, key=counts.__getitem__)
+            if counts[pair] < counts[best]:
+                at(order_at, m.start(), m.end(), "discrepancy", f"merge {k + 1}", m.group(),
+                   expected, f"{after}, the most frequent pair is 「{best[0]}」+「{best[1]}」 "
+                   f"({counts[best]} times); 「{unit}」 occurs {counts[pair]} times")
+            elif counts[pair] != count:
+                at(order_at, m.start(2), m.end(2), "discrepancy", f"merge {k + 1}", m.group(2),
+                   str(counts[pair]), f"{after}, 「{unit}」 occurs {counts[pair]} times")
+            else:
+                at(order_at, m.start(2), m.end(2), "verified", f"merge {k + 1}", m.group(2),
+                   m.group(2), f"「{unit}」 is the most frequent pair {after}")
+        state = [(_apply(units, pair), n) for units, n in state]
+        done.append(pair[0] + pair[1])
+    tail = text[stop:]
+    rounds = re.search(r"(\d+)\s*轮之后", tail)
+    single = all(len(units) == 1 for units, _ in state)
+    if rounds:
+        a, b = stop + rounds.start(1), stop + rounds.end(1)
+        ok = single and int(rounds.group(1)) == len(done)
+        why = (f"{len(done)} merges are listed" if single else
+               f"after the {len(done)} listed merges some word is still several tokens")
+        at(order_at, a, b, "verified" if ok else "discrepancy", "rounds", rounds.group(1),
+           str(len(done)), why)
+    total = re.search(r"降到\s*(\d+)", tail)
+    if total:
+        a, b = stop + total.start(1), stop + total.end(1)
+        left = sum(n * len(units) for units, n in state)
+        at(order_at, a, b, "verified" if int(total.group(1)) == left else "discrepancy",
+           "tokens left", total.group(1), str(left),
+           f"after the listed merges the corpus is {left} tokens")
+    return out
 
 
 # ------------------------------------------------------------------------------ §7 bigram
