@@ -35,7 +35,7 @@ from tinygpt.examples import example
 from verifiers.programs.codehole import locator
 
 F64 = torch.float64
-_CACHE: dict[tuple, dict[str, torch.Tensor]] = {}
+_CACHE: dict[tuple, Any] = {}  # example results, traced runs and analyses of programs
 _NUM = r"[-+−]?\d+(?:\.\d+)?"
 
 
@@ -532,11 +532,10 @@ def _analyse(program: str, first_line: int) -> _Analysis:
         return _Analysis([_finding(program, 1, "error", "program",
                                    "the program has no loop that prints")],
                          None, None, {}, [], None)
-    if program not in _TRACES:
-        if len(_TRACES) > 16:
-            _TRACES.clear()
-        _TRACES[program] = traced_run(program, shape.body)
-    trace = _TRACES[program]
+    key = ("traced run", program)
+    if key not in _CACHE:  # the jail runs once per program text (shared by every claim)
+        _CACHE[key] = traced_run(program, shape.body)  # type: ignore[assignment]
+    trace: Any = _CACHE[key]
     printed = _printed_outputs(trace.output)
     if trace.timed_out:
         findings.append(_finding(program, shape.header, "discrepancy", "program",
@@ -683,18 +682,14 @@ def _one_thread_list(fn: Callable[[], list[float]]) -> list[float]:
         torch.set_num_threads(before)
 
 
-_ANALYSES: dict[str, _Analysis] = {}
-_TRACES: dict[str, Any] = {}  # traced runs by program text: the jail runs once per program
 
 
 def _analysis(program: str, first_line: int = 1) -> _Analysis:
     """The analysis of ``program`` (cached); ``first_line`` numbers its lines as the note's."""
-    key = f"{first_line}\0{program}"
-    if key not in _ANALYSES:
-        if len(_ANALYSES) > 16:
-            _ANALYSES.clear()
-        _ANALYSES[key] = _analyse(program, first_line)
-    return _ANALYSES[key]
+    key = ("program analysis", first_line, program)
+    if key not in _CACHE:
+        _CACHE[key] = _analyse(program, first_line)  # type: ignore[assignment]
+    return _CACHE[key]  # type: ignore[return-value]
 
 
 @locator("l1_bigram_program")
@@ -705,21 +700,26 @@ def bigram_program_findings(program: str, quote: str, first_line: int) -> list:
 
 @example("l1_bigram_program")
 def bigram_program(text: str, program: str) -> dict[str, torch.Tensor]:
-    """lesson1 §7: the printed NumPy program, read from the note (a code hole), run traced.
+    """lesson1 §7: the printed NumPy program, read from the note (a code hole).
 
-    The block is the note's program as it is now (``code: {from: "import numpy as np"}``);
-    it runs in the jail under a line tracer (:func:`verifiers.programs.codehole.traced_run`).
-    The locator (:func:`bigram_program_findings`) judges every printed comment and
-    localises a departure from the reference step; the outputs here are the program's
-    size ``lines`` (non-blank lines) and ``first_loss``, the first loss it prints.
+    The block is the note's program as it is now (``code: {from: "import numpy as np"}``).
+    Its locator (:func:`bigram_program_findings`) runs it traced in the jail, judges every
+    printed comment and localises a departure from the reference step; the only output
+    here is its size ``lines`` (non-blank lines), which needs no run, so a program that
+    crashes still gets its located findings rather than a claim error.
     """
+    return {"lines": torch.tensor(float(sum(1 for ln in program.splitlines() if ln.strip())),
+                                  dtype=F64)}
+
+
+@example("l1_bigram_first_loss")
+def bigram_first_loss(text: str, program: str) -> dict[str, torch.Tensor]:
+    """lesson1 §7: the first loss the program prints (its traced run, :func:`_analysis`)."""
     an = _analysis(program)
     first = an.printed[min(an.printed)][1] if an.printed else float("nan")
     if not math.isfinite(first):
-        raise ValueError("the program prints no finite first loss (see its findings)")
-    return {"lines": torch.tensor(float(sum(1 for ln in program.splitlines() if ln.strip())),
-                                  dtype=F64),
-            "first_loss": torch.tensor(first, dtype=F64)}
+        raise ValueError("the program prints no finite first loss (see l1-7-program)")
+    return {"first_loss": torch.tensor(first, dtype=F64)}
 
 
 @example("l1_bigram_add_at")

@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifiers.programs.extract import _compiles  # parses, never executes (the one compile())
+
 __all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_values", "comments",
            "locate_block", "locator", "loop_shape", "traced_run"]
 
@@ -84,14 +86,6 @@ class Finding:
 
 
 # --------------------------------------------------------------------------- locating
-
-
-def _compiles(text: str) -> bool:
-    try:
-        compile(text, "<note>", "exec", dont_inherit=True)  # parsed only, never executed
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 @functools.lru_cache(maxsize=64)
