@@ -439,19 +439,33 @@ def _finding(program: str, line: int, status: str, name: str, message: str) -> A
     return Finding(line, col, end, status, name, code, code, message)
 
 
-def _localise(program: str, trace: Any, ref: dict[str, np.ndarray]
-              ) -> tuple[Any | None, dict[str, float]]:
-    """The first line of the loop's first pass whose result is not the reference's.
+def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: list[int],
+              first_line: int = 1) -> tuple[Any | None, dict[str, float]]:
+    """The first line whose result is not the reference's.
 
-    Name-free: a float value a line leaves in any variable must be one of the reference
-    step's quantities, or a parameter moved against its gradient (``W − c·∂L/∂W``,
-    c > 0). Returns that line's finding (or None) and the step sizes seen.
+    Name-free: in the set-up, an integer vector as long as the corpus (or one shorter) must
+    be its ids, the current ids ``ids[:-1]`` or the next ids ``ids[1:]``; in each of the
+    loop's first two passes, a float value a line leaves in any variable must be one of
+    that reference step's quantities (``refs[k]``, from the parameters the pass starts
+    with), or a parameter moved against its gradient (``W − c·∂L/∂W``, c > 0). Returns
+    that line's finding (or None) and the step sizes seen.
     """
     sizes: dict[str, float] = {}
+    corpus = [np.array(ids), np.array(ids[:-1]), np.array(ids[1:])]
     for line, name, it, v in trace.events:
-        if it != 0 or isinstance(v, (str, int)) or (isinstance(v, np.ndarray)
-                                                     and v.dtype.kind != "f"):
+        if it < 0:
+            if (isinstance(v, np.ndarray) and v.dtype.kind == "i" and v.ndim == 1
+                    and len(v) in (len(ids), len(ids) - 1)
+                    and not any(v.shape == c.shape and np.array_equal(v, c) for c in corpus)):
+                return _finding(program, line, "discrepancy", "program", (
+                    f"`{name}` after this line is an id vector of the corpus's length that is "
+                    "neither its ids, nor the current ids ids[:-1], nor the next ids ids[1:]"
+                )), sizes
             continue
+        if it >= len(refs) or isinstance(v, (str, int)) or (isinstance(v, np.ndarray)
+                                                            and v.dtype.kind != "f"):
+            continue
+        ref = refs[it]
         arr = np.asarray(v, dtype=float)
         if any(_close(arr, r) for r in ref.values()):
             continue
@@ -461,7 +475,7 @@ def _localise(program: str, trace: Any, ref: dict[str, np.ndarray]
             if c is not None:
                 moved = (param, c)
         if moved is not None and moved[1] > 0:
-            sizes[moved[0]] = moved[1]
+            sizes.setdefault(moved[0], moved[1])
             continue
         if moved is not None:
             why = (f"it moves {moved[0]} along +∂L/∂{moved[0]} (step {-moved[1]:g}): gradient "
@@ -470,11 +484,30 @@ def _localise(program: str, trace: Any, ref: dict[str, np.ndarray]
             why = _explain(arr, ref) if arr.ndim else (
                 f"{float(arr):.6g} is no scalar of the reference step "
                 f"(mean cross-entropy {float(ref['mean cross-entropy']):.6g})")
+        which = "first" if it == 0 else "second"
         return _finding(program, line, "discrepancy", "program", (
-            f"in the first training step, `{name}` after this line is not what the reference "
-            f"step computes (tinygpt, torch autograd from the program's own corpus, E and W_U): "
-            f"{why}")), sizes
+            f"in the {which} training step, `{name}` after this line is not what the reference "
+            f"step computes (tinygpt, torch autograd from the program's own corpus, E and W_U "
+            f"as this step starts): {why}{_reads(program, line, trace, first_line)}")), sizes
     return None, sizes
+
+
+def _reads(program: str, line: int, trace: Any, first_line: int) -> str:
+    """The set-up lines that bound the id vectors ``line`` reads (not judged by value there)."""
+    try:
+        code = ast.parse(program.splitlines()[line - 1].strip())
+    except (SyntaxError, IndexError):
+        return ""
+    read = {n.id for n in ast.walk(code) if isinstance(n, ast.Name)}
+    bound: dict[str, int] = {}
+    for at, name, it, v in trace.events:
+        if it < 0 and name in read and isinstance(v, np.ndarray) and v.dtype.kind == "i":
+            bound[name] = at
+    if not bound:
+        return ""
+    said = ", ".join(f"`{k}` from note line {first_line + v - 1}"
+                     for k, v in sorted(bound.items()))
+    return f"; it reads the id vectors {said}"
 
 
 def _printed_outputs(lines: list[str]) -> dict[int, tuple[str, float]]:
@@ -545,10 +578,17 @@ def _analyse(program: str, first_line: int) -> _Analysis:
                                  "than the gate keeps (1 MiB, 64 kB a line)"))
     entry = trace.entry
     ref: dict[str, np.ndarray] | None = None
+    refs: list[dict[str, np.ndarray]] = []
+    ids: list[int] = []
     if all(isinstance(entry.get(k), t) for k, t in (("text", str), ("E", np.ndarray),
                                                      ("WU", np.ndarray))):
         try:
-            ref = _reference_step(entry["text"], entry["E"], entry["WU"])
+            ids = encode_first_occurrence(entry["text"])[1]
+            for e in trace.entries:
+                if not (isinstance(e.get("E"), np.ndarray) and isinstance(e.get("WU"), np.ndarray)):
+                    break
+                refs.append(_reference_step(entry["text"], e["E"], e["WU"]))
+            ref = refs[0]
         except (RuntimeError, ValueError, IndexError) as err:
             findings.append(_finding(program, shape.header, "error", "program",
                                      f"the reference step cannot use the program's corpus and "
@@ -559,7 +599,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
                                  "its training loop starts"))
     localised, sizes = (None, {})
     if ref is not None:
-        localised, sizes = _localise(program, trace, ref)
+        localised, sizes = _localise(program, trace, refs, ids, first_line)
     if localised is not None:
         findings.append(localised)
     if trace.error:

@@ -17,8 +17,8 @@ computes something else than the reference).
 
 This module also runs a program **traced** in the jail (:func:`traced_run`): the
 program is executed by a small harness that records, line by line, the values the
-program's variables take (during its set-up and the first pass through the loop that
-prints), the first line after which a float turns NaN or infinite, and the line of an
+program's variables take (during its set-up and the first two passes through the loop
+that prints), the first line after which a float turns NaN or infinite, and the line of an
 uncaught exception. Only the jail runs the note's text; the gate parses (``ast``,
 ``tokenize``) and never executes it.
 """
@@ -283,8 +283,9 @@ _SRC = {src!r}
 _BODY = {body}
 _MARK = {mark!r}
 _WINDOW = 4000
+_PASSES = 2
 _g = {{"__name__": "__main__"}}
-_state = {{"events": [], "entry": None, "nonfinite": None, "error": None, "iterations": 0}}
+_state = {{"events": [], "entries": [], "nonfinite": None, "error": None, "iterations": 0}}
 _snap = {{}}
 _prev = [None]
 _count = [0]
@@ -347,16 +348,16 @@ def _line(frame, event, arg):
         return _line
     prev = _prev[0]
     _count[0] += 1
-    recording = _state["iterations"] <= 1 and _count[0] <= _WINDOW
+    recording = _state["iterations"] <= _PASSES and _count[0] <= _WINDOW
     if prev is not None and recording:
         _diff(prev)
     if prev is not None and _state["nonfinite"] is None:
         _watch(prev)
     if frame.f_lineno == _BODY:
         _state["iterations"] += 1
-        if _state["iterations"] == 1:
-            _state["entry"] = {{k: _enc(_keep(v)) for k, v in _g.items()
-                               if not k.startswith("__") and _keep(v) is not None}}
+        if _state["iterations"] <= _PASSES:
+            _state["entries"].append({{k: _enc(_keep(v)) for k, v in _g.items()
+                                      if not k.startswith("__") and _keep(v) is not None}})
     _prev[0] = frame.f_lineno
     return _line
 
@@ -377,7 +378,7 @@ except BaseException as _e:
 finally:
     _sys.settrace(None)
 if _prev[0] is not None:
-    if _state["iterations"] <= 1:
+    if _state["iterations"] <= _PASSES:
         _diff(_prev[0])
     if _state["nonfinite"] is None:
         _watch(_prev[0])
@@ -394,8 +395,9 @@ class Trace:
 
     ``events``: ``(line, name, iteration, value)`` — after the program's ``line`` ran,
     variable ``name`` held ``value`` (a float ndarray, an int, a float or a str);
-    ``iteration`` is -1 before the printing loop, 0 in its first pass. ``entry``: the
-    variables when the loop's body was first entered. ``output``: what the program
+    ``iteration`` is -1 before the printing loop, 0 and 1 in its first two passes.
+    ``entries``: the variables when the loop's body is entered, for its first two passes
+    (``entry``: the first). ``output``: what the program
     itself printed, one string per line. ``nonfinite``: (line, name, iteration) of the
     first NaN/inf; ``error``: (line, message) of an uncaught exception.
     """
@@ -403,6 +405,7 @@ class Trace:
     output: list[str]
     events: list[tuple[int, str, int, Any]] = field(default_factory=list)
     entry: dict[str, Any] = field(default_factory=dict)
+    entries: list[dict[str, Any]] = field(default_factory=list)
     nonfinite: tuple[int, str, int] | None = None
     error: tuple[int, str] | None = None
     iterations: int = 0
@@ -444,7 +447,8 @@ def traced_run(program: str, body_line: int, timeout: float = 60) -> Trace:
         trace.truncated = True
         return trace
     trace.events = [(int(a), str(b), int(c), _decode(d)) for a, b, c, d in state["events"]]
-    trace.entry = {k: _decode(v) for k, v in (state["entry"] or {}).items()}
+    trace.entries = [{k: _decode(v) for k, v in e.items()} for e in state["entries"]]
+    trace.entry = trace.entries[0] if trace.entries else {}
     if state["nonfinite"]:
         a, b, c = state["nonfinite"]
         trace.nonfinite = (int(a), str(b), int(c))
