@@ -248,8 +248,8 @@ def test_note_program_runs_only_in_the_jail(tmp_path: Path, capsys: pytest.Captu
     """lesson1 §7's printed program, through the claim that runs it (``l1-7-program``).
 
     A line added to the program in the note (the claim reads the program from the note)
-    records what the program sees. It must run in the jail: another pid, a cwd that is not on the host,
-    without the parent's secrets, unable to write the witness file into the test's
+    records what the program sees. It must run in the jail: another pid, a cwd that is not
+    on the host, without the parent's secrets, unable to write the witness file into the test's
     folder (so it prints it), and under a time limit. tests/test_jail.py tries the
     escapes one by one.
     """

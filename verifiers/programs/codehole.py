@@ -39,8 +39,8 @@ from typing import Any
 
 from verifiers.programs.extract import _compiles  # parses, never executes (the one compile())
 
-__all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_values", "comments",
-           "locate_block", "locator", "loop_shape", "traced_run"]
+__all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
+           "block_values", "comments", "locate_block", "locator", "loop_shape", "traced_run"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,18 @@ def block_text(claim: Any, match: Any, note: Any) -> str:
         return locate_block(note.text, a, b, ref.start, ref.end).text
     except ValueError as err:
         raise ClaimFailure(STALE, f"code: {err}", ref.line) from None
+
+
+def block_span(claim: Any, match: Any, note: Any) -> tuple[int, int] | None:
+    """Where the claim's block lies in the note (coverage: every literal in it is judged)."""
+    a, b = _scope(claim, match, note)
+    try:
+        block = locate_block(note.text, a, b, claim.code.start, claim.code.end)
+    except ValueError:
+        return None
+    last = block.line_offsets[-1]
+    end = note.text.find("\n", last)
+    return block.line_offsets[0], len(note.text) if end < 0 else end
 
 
 def block_values(claim: Any, match: Any, note: Any) -> list[Any]:
