@@ -169,3 +169,27 @@ def test_a_wrong_trace_count_fails_at_the_count(tmp_path: Path,
     claims = _check(tmp_path, "深度学习（3）", "深度学习（4）", "l1-1-bpe-merge-order", capsys)
     bad = [v for v in claims["l1-1-bpe-merge-order"]["values"] if v["status"] != "verified"]
     assert [(v["name"], v["printed"], v["expected"]) for v in bad] == [("merge 5", "4", "3")]
+
+
+def test_a_topp_trace_entry_fails_at_that_entry(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from verifiers.cli import main
+
+    mbm = "matrix-by-matrix.txt"
+    note = (REPO / "notes" / mbm).read_text(encoding="utf-8")
+    find = "累计0.864，不够0.9，继续"
+    assert note.count(find) == 1
+    line = note[:note.index(find)].count("\n") + 1
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / mbm).write_text(note.replace(find, "累计0.864，超过0.9，停止！"), encoding="utf-8")
+    report = tmp_path / "r.json"
+    main(["check", "--notes", str(notes), "--claims", str(REPO / "claims"), "-k",
+          "mbm-10-2-topp-trace", "--no-cache", "-j", "1", "--json", str(report)])
+    capsys.readouterr()
+    (claim,) = json.loads(report.read_text(encoding="utf-8"))["claims"]
+    assert claim["status"] == "discrepancy"
+    bad = [v for v in claim["values"] if v["status"] == "discrepancy"]
+    assert bad[0]["start"]["line"] == line
+    assert bad[0]["name"] == "entry 3 decision" and bad[0]["expected"] == "不够…继续"
+    assert any("stopped at entry 3" in v["message"] for v in bad)  # entry 4 comes after it
