@@ -247,9 +247,9 @@ def test_note_program_runs_only_in_the_jail(tmp_path: Path, capsys: pytest.Captu
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """lesson1 §7's printed program, through the claim that runs it (``l1-7-program``).
 
-    A line added to the program (in the note and in the claim's quote) records what the
-    program sees. It must run in the jail: another pid, a cwd that is not on the host,
-    without the parent's secrets, unable to write the witness file into the test's
+    A line added to the program in the note (the claim reads the program from the note)
+    records what the program sees. It must run in the jail: another pid, a cwd that is not
+    on the host, without the parent's secrets, unable to write the witness file into the test's
     folder (so it prints it), and under a time limit. tests/test_jail.py tries the
     escapes one by one.
     """
@@ -267,11 +267,10 @@ def test_note_program_runs_only_in_the_jail(tmp_path: Path, capsys: pytest.Captu
     assert note.count(start) == 1
     edited = note.replace(start, f"{start}{probe}\n")
     (root / "notes" / L1).write_text(edited, encoding="utf-8")
-    claims = BIGRAM.read_text(encoding="utf-8")  # the first quote of the program: l1-7-program
-    quoted = "\n      import numpy as np\n"
-    assert claims.index(quoted) < claims.index("\n  - id: l1-7-program-tinygpt")
-    edited = claims.replace(quoted, f"{quoted}      {probe}\n", 1)
-    (root / "claims" / BIGRAM.name).write_text(edited, encoding="utf-8")
+    # l1-7-program reads the program from the note (a code hole): the claim is not edited
+    claims = BIGRAM.read_text(encoding="utf-8")
+    assert "import numpy as np\n" not in claims.split("id: l1-7-program\n", 1)[1].split("- id:")[0]
+    (root / "claims" / BIGRAM.name).write_text(claims, encoding="utf-8")
 
     timeouts: list[float] = []
     errs: list[str] = []

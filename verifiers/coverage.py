@@ -176,6 +176,12 @@ def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, in
             if checks or (claim.id, key.split("[")[0]) in used:
                 spans.append((printed.start, printed.end))
         spans.extend((p.start, p.end) for p in match.formulas.values())
+        if getattr(claim, "code", None) is not None and claim.run is not None:
+            from verifiers.programs.codehole import block_span  # a code hole judges its block
+
+            span = block_span(claim, match, note)
+            if span is not None:
+                spans.append(span)
     return spans
 
 

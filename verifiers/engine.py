@@ -380,6 +380,10 @@ class Engine:
             from verifiers.properties import check_claim
 
             verdict.values.append(check_claim(claim, match, note))
+        if claim.code is not None:  # findings located in the block come first (verdict.where)
+            from verifiers.programs.codehole import block_values
+
+            verdict.values.extend(block_values(claim, match, note))
         for ref in claim.holes:
             if not (ref.formula or ref.word):  # word holes: read by the property's check
                 verdict.values.append(self._value(ev, ref))
@@ -538,6 +542,11 @@ class Scope(Mapping[str, Any]):
             if run.with_text:
                 match = self.ev.match
                 extra["text"] = self.ev.note.text[match.start:match.end]
+            if self.ev.claim.code is not None:  # a code hole: the block as the note prints it now
+                from verifiers.programs.codehole import block_text
+
+                extra[self.ev.claim.code.name] = block_text(self.ev.claim, self.ev.match,
+                                                            self.ev.note)
             values = run_example(run.example, inputs, tuple(run.outputs.values()), self.mode,
                                  extra)
             self.cache["\0run"] = {alias: values[key] for alias, key in run.outputs.items()}

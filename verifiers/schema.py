@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from verifiers import expr as ex
 from verifiers.files import read_regular
@@ -35,8 +36,9 @@ WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params", "near", "after", "inferred",
+    "params", "near", "after", "inferred", "code",
 )
+CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
 #: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
 #: a claim's steps together also stay within symclaims.CLAIM_SECONDS).
@@ -177,6 +179,7 @@ class Claim:
     restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
+    code: Any = None  # model claims: a CodeRef, the block of the note the example reads
     problems: list[LoadProblem] = field(default_factory=list)
     inferred: bool = False  # written by `scaffold --infer` (the check was read off the note)
 
@@ -413,6 +416,7 @@ class _FileValidator:
         self.definitions(claim, node.value.get("where"), claim.where, "where")
         self.definitions(claim, node.value.get("check"), claim.check, "check")
         self.model_run(claim, node.value.get("run"))
+        self.code_block(claim, node.value.get("code"))
         self.symbolic(claim, node)
         self.property_claim(claim, node)
         self.widen(claim, node.value.get("widen"))
@@ -497,6 +501,30 @@ class _FileValidator:
             except ex.ExprError as err:
                 col = value.col + (err.col - 1 if err.col else 0)
                 self.problem(value.line, col, f"{what}: {name}: {err.message}", claim)
+
+    def code_block(self, claim: Claim, node: Node | None) -> None:
+        """``code: {from, to, as}``: a block of the note read as it is now (docs: code holes)."""
+        if node is None:
+            return
+        from verifiers.programs.codehole import CodeRef
+
+        if claim.kind != "model":
+            self.problem(node.line, node.col, "'code' needs kind: model", claim)
+            return
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, "'code' is {from, to, as}", claim)
+            return
+        self.unknown_keys(node, CODE_KEYS, claim)
+        start = self.string(node, "from", claim, required=True)
+        end = self.string(node, "to", claim)
+        name = self.string(node, "as", claim) or "program"
+        if not NAME_RE.match(name) or name == "text":
+            self.problem(node.line, node.col, f"bad 'code.as' name {name!r}", claim)
+            return
+        if start is not None and start.strip():
+            claim.code = CodeRef(start.strip(), end, name, node.line)
+        elif start is not None:
+            self.problem(node.line, node.col, "'code.from' must not be blank", claim)
 
     def model_run(self, claim: Claim, node: Node | None) -> None:
         if node is None:

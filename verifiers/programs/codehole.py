@@ -1,0 +1,470 @@
+"""Code holes: a claim reads a block of the note (a printed program, a printed trace) as it is now.
+
+A claim with ``code: {from: MARKER, to: END, as: NAME}`` names a block of its note by
+its first line (the first line of the claim's section that starts with ``from``) and,
+optionally, its last line (the first line at or after it containing ``to``; without it
+a program ends where the longest compiling prefix ends, see
+:func:`verifiers.programs.extract.extract_program`). Nothing of the block is restated in
+the claim: an edit of the program is read, run and judged, never ``stale``.
+
+The engine passes the block's text to the claim's model example as keyword ``NAME``
+(default ``program``), and asks the example's **locator** (registered with
+:func:`locator` under the example's name) for findings: each one a place in the block
+(1-based line, 0-based columns) with a status and a message. Findings become the
+claim's values, located in the note, ahead of the values of its holes, so a claim's
+``where`` is the first finding that fails (e.g. the line of a program that first
+computes something else than the reference).
+
+This module also runs a program **traced** in the jail (:func:`traced_run`): the
+program is executed by a small harness that records, line by line, the values the
+program's variables take (during its set-up and the first two passes through the loop
+that prints), the first line after which a float turns NaN or infinite, and the line of an
+uncaught exception. Only the jail runs the note's text; the gate parses (``ast``,
+``tokenize``) and never executes it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import json
+import re
+import secrets
+import textwrap
+import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifiers.programs.extract import _compiles  # parses, never executes (the one compile())
+
+__all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
+           "block_values", "comments", "locate_block", "locator", "loop_shape", "traced_run"]
+
+
+@dataclass(frozen=True)
+class CodeRef:
+    """A claim's ``code:`` entry."""
+
+    start: str
+    end: str | None = None
+    name: str = "program"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of a note: its dedented text, the note offset of each of its lines, its indent."""
+
+    text: str
+    line_offsets: tuple[int, ...]  # note offset where block line i+1 starts (after the indent)
+    first_line: int  # 1-based line of the note where the block starts
+
+    def offset(self, line: int, col: int = 0) -> int:
+        """Note offset of ``(line, col)`` in the block (1-based line, 0-based column)."""
+        line = min(max(line, 1), len(self.line_offsets))
+        return self.line_offsets[line - 1] + max(col, 0)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One place in a block and what is wrong (or right) there.
+
+    ``status`` is a verdict status (``verified``, ``discrepancy``, ``error``); ``printed``
+    the block's text at the place, ``expected`` what it should be (or the text again).
+    """
+
+    line: int
+    col: int
+    end_col: int
+    status: str
+    name: str
+    printed: str
+    expected: str
+    message: str
+
+
+# --------------------------------------------------------------------------- locating
+
+
+@functools.lru_cache(maxsize=64)
+def locate_block(text: str, scope_start: int, scope_end: int, start: str,
+                 end: str | None) -> Block:
+    """Find the block in ``text[scope_start:scope_end]``; ``ValueError`` if it is not there.
+
+    With ``end``, the block ends at the first line containing it; without, it is a
+    program: the longest prefix (up to the next ``§`` heading or the scope's end) that
+    compiles.
+    """
+    starts: list[int] = []
+    pos = scope_start
+    while pos < scope_end:
+        nl = text.find("\n", pos, scope_end)
+        stop = scope_end if nl < 0 else nl
+        starts.append(pos)
+        pos = stop + 1
+    lines = [text[s:text.find("\n", s, scope_end) if text.find("\n", s, scope_end) >= 0
+                  else scope_end] for s in starts]
+    first = next((i for i, ln in enumerate(lines) if ln.strip().startswith(start)), None)
+    if first is None:
+        raise ValueError(f"no line of the section starts with {start!r}")
+    if end is not None:
+        last = next((i for i in range(first, len(lines)) if end in lines[i]), None)
+        if last is None:
+            raise ValueError(f"no line at or after line {first + 1} contains {end!r}")
+    else:
+        stop = next((i for i in range(first + 1, len(lines)) if lines[i].lstrip().startswith("§")),
+                    len(lines))
+        last = None
+        for j in range(stop - 1, first - 1, -1):
+            if lines[j].strip() and _compiles(textwrap.dedent("\n".join(lines[first:j + 1]))):
+                last = j
+                break
+        if last is None:
+            raise ValueError(f"no compiling program starts at {start!r}")
+    chunk = lines[first:last + 1]
+    body = [ln for ln in chunk if ln.strip()]
+    indent = min((len(ln) - len(ln.lstrip()) for ln in body), default=0)
+    dedented = "\n".join(ln[indent:] if ln.strip() else "" for ln in chunk) + "\n"
+    offsets = tuple(starts[first + k] + (indent if chunk[k].strip() else 0)
+                    for k in range(len(chunk)))
+    return Block(dedented, offsets, text.count("\n", 0, starts[first]) + 1)
+
+
+# --------------------------------------------------------------------------- locators
+
+LOCATORS: dict[str, Callable[..., list[Finding]]] = {}
+
+
+def locator(name: str) -> Callable[[Callable[..., list[Finding]]], Callable[..., list[Finding]]]:
+    """Register the findings of model example ``name``.
+
+    The locator is called with the block's text, the quote's text and the note line where
+    the block starts (for messages that name other lines of the block).
+    """
+    def register(fn: Callable[..., list[Finding]]) -> Callable[..., list[Finding]]:
+        LOCATORS[name] = fn
+        return fn
+    return register
+
+
+def _scope(claim: Any, match: Any, note: Any) -> tuple[int, int]:
+    scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
+    return next(((a, b) for a, b in scopes if a <= match.start <= b), scopes[0])
+
+
+def block_text(claim: Any, match: Any, note: Any) -> str:
+    """The block's text, for the example; a block that is not there is ``stale``."""
+    from verifiers.engine import ClaimFailure
+    from verifiers.verdicts import STALE
+
+    ref: CodeRef = claim.code
+    a, b = _scope(claim, match, note)
+    try:
+        return locate_block(note.text, a, b, ref.start, ref.end).text
+    except ValueError as err:
+        raise ClaimFailure(STALE, f"code: {err}", ref.line) from None
+
+
+def block_span(claim: Any, match: Any, note: Any) -> tuple[int, int] | None:
+    """Where the claim's block lies in the note (coverage: every literal in it is judged)."""
+    a, b = _scope(claim, match, note)
+    try:
+        block = locate_block(note.text, a, b, claim.code.start, claim.code.end)
+    except ValueError:
+        return None
+    last = block.line_offsets[-1]
+    end = note.text.find("\n", last)
+    return block.line_offsets[0], len(note.text) if end < 0 else end
+
+
+def block_values(claim: Any, match: Any, note: Any) -> list[Any]:
+    """The engine's entry point: the claim's findings as values located in the note."""
+    from tinygpt.examples import load_all
+    from verifiers.verdicts import ERROR, ValueVerdict
+
+    ref: CodeRef = claim.code
+    scope = _scope(claim, match, note)
+
+    def value(start: int, end: int, status: str, name: str, printed: str, expected: str,
+              message: str) -> Any:
+        return ValueVerdict(name=name, printed=printed, expected=expected, status=status,
+                            start=note.position(start), end=note.position(end),
+                            message=message, suggestion=None)
+
+    try:
+        block = locate_block(note.text, scope[0], scope[1], ref.start, ref.end)
+    except ValueError as err:
+        return [value(match.start, match.end, ERROR, ref.name, "", "", f"code: {err}")]
+    load_all()
+    fn = LOCATORS.get(claim.run.example if claim.run else "")
+    if fn is None:
+        return []
+    quote = note.text[match.start:match.end]
+    out = []
+    for f in fn(block.text, quote, block.first_line):
+        start = block.offset(f.line, f.col)
+        end = block.offset(f.line, f.end_col)
+        out.append(value(start, max(start, end), f.status, f.name, f.printed, f.expected,
+                         f"{f.name}: {f.message}"))
+    return out
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class Comment:
+    line: int
+    col: int  # 0-based column of '#'
+    text: str
+
+
+def comments(source: str) -> list[Comment]:
+    """The program's comments (tokenize: a ``#`` inside a string is not one)."""
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                out.append(Comment(tok.start[0], tok.start[1], tok.string))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return out
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def comment_numbers(c: Comment) -> list[tuple[str, int]]:
+    """(text, column in the line) of each number written in a comment."""
+    return [(m.group(), c.col + m.start()) for m in _NUMBER.finditer(c.text)]
+
+
+@dataclass(frozen=True)
+class LoopShape:
+    """The loop that prints: its header line, first body line, guard and print lines."""
+
+    header: int
+    body: int
+    guard: int | None
+    printing: int
+    end: int
+
+
+def loop_shape(source: str) -> LoopShape | None:
+    """The outermost ``for`` loop whose body calls ``print`` (parsed, not run)."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        if not isinstance(node, ast.For):
+            continue
+        guard = None
+        printing = None
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.If) and any(
+                    isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                    and c.func.id == "print" for s in sub.body for c in ast.walk(s)):
+                guard = guard or sub.lineno
+            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+                    and sub.func.id == "print" and printing is None):
+                printing = sub.lineno
+        if printing is not None:
+            return LoopShape(node.lineno, node.body[0].lineno, guard, printing,
+                             node.end_lineno or printing)
+    return None
+
+
+def assignment_targets(source: str) -> dict[int, list[str]]:
+    """Line → the names a top-level assignment on that line binds, in order."""
+    out: dict[int, list[str]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            t = node.targets[0]
+            elts = t.elts if isinstance(t, ast.Tuple) else [t]
+            if all(isinstance(e, ast.Name) for e in elts):
+                out[node.lineno] = [e.id for e in elts]  # type: ignore[attr-defined]
+    return out
+
+
+# --------------------------------------------------------------------------- tracing
+
+_HARNESS = r'''
+import json as _json, sys as _sys, traceback as _tb
+import numpy as _np
+_SRC = {src!r}
+_BODY = {body}
+_MARK = {mark!r}
+_WINDOW = 4000
+_PASSES = 2
+_g = {{"__name__": "__main__"}}
+_state = {{"events": [], "entries": [], "nonfinite": None, "error": None, "iterations": 0}}
+_snap = {{}}
+_prev = [None]
+_count = [0]
+
+def _keep(v):
+    if isinstance(v, _np.ndarray):
+        if v.dtype.kind in "fiub" and v.size <= 20000:
+            return v.copy()
+        return None
+    if isinstance(v, (_np.floating, _np.integer)):
+        return v.item()
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, str) and len(v) <= 10000:
+        return v
+    return None
+
+def _same(a, b):
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, _np.ndarray):
+        return (a.shape == b.shape and a.dtype == b.dtype
+                and _np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    return a == b or (a != a and b != b)
+
+def _enc(v):
+    if isinstance(v, _np.ndarray):
+        return {{"shape": list(v.shape), "kind": v.dtype.kind,
+                 "data": v.astype(float).ravel().tolist()}}
+    return v
+
+def _bad(v):
+    if isinstance(v, _np.ndarray):
+        return v.dtype.kind == "f" and not _np.isfinite(v).all()
+    return isinstance(v, float) and not (v == v and abs(v) != float("inf"))
+
+def _diff(line):
+    it = _state["iterations"] - 1
+    for k, v in list(_g.items()):
+        if k.startswith("__"):
+            continue
+        kept = _keep(v)
+        if kept is None:
+            continue
+        if k in _snap and _same(_snap[k], kept):
+            continue
+        _snap[k] = kept
+        _state["events"].append([line, k, it, _enc(kept)])
+
+def _watch(line):
+    for k, v in list(_g.items()):
+        if not k.startswith("__") and _bad(v):
+            _state["nonfinite"] = [line, k, _state["iterations"] - 1]
+            return
+
+def _line(frame, event, arg):
+    if event != "line" or frame.f_code.co_name != "<module>":
+        return _line
+    prev = _prev[0]
+    _count[0] += 1
+    recording = _state["iterations"] <= _PASSES and _count[0] <= _WINDOW
+    if prev is not None and recording:
+        _diff(prev)
+    if prev is not None and _state["nonfinite"] is None:
+        _watch(prev)
+    if frame.f_lineno == _BODY:
+        _state["iterations"] += 1
+        if _state["iterations"] <= _PASSES:
+            _state["entries"].append({{k: _enc(_keep(v)) for k, v in _g.items()
+                                      if not k.startswith("__") and _keep(v) is not None}})
+    _prev[0] = frame.f_lineno
+    return _line
+
+def _call(frame, event, arg):
+    if frame.f_code.co_filename == "<note>":
+        return _line
+    return None
+
+_sys.settrace(_call)
+try:
+    exec(compile(_SRC, "<note>", "exec"), _g)
+except SystemExit:
+    pass
+except BaseException as _e:
+    _frames = [f for f in _tb.extract_tb(_e.__traceback__) if f.filename == "<note>"]
+    _state["error"] = [_frames[-1].lineno if _frames else 0,
+                       (type(_e).__name__ + ": " + str(_e))[:300]]
+finally:
+    _sys.settrace(None)
+if _prev[0] is not None:
+    if _state["iterations"] <= _PASSES:
+        _diff(_prev[0])
+    if _state["nonfinite"] is None:
+        _watch(_prev[0])
+_sys.stdout.flush()
+_out = _json.dumps(_state)
+for _i in range(0, len(_out), 30000):
+    print(_MARK + _out[_i:_i + 30000])
+'''
+
+
+@dataclass
+class Trace:
+    """What a traced run saw.
+
+    ``events``: ``(line, name, iteration, value)`` — after the program's ``line`` ran,
+    variable ``name`` held ``value`` (a float ndarray, an int, a float or a str);
+    ``iteration`` is -1 before the printing loop, 0 and 1 in its first two passes.
+    ``entries``: the variables when the loop's body is entered, for its first two passes
+    (``entry``: the first). ``output``: what the program
+    itself printed, one string per line. ``nonfinite``: (line, name, iteration) of the
+    first NaN/inf; ``error``: (line, message) of an uncaught exception.
+    """
+
+    output: list[str]
+    events: list[tuple[int, str, int, Any]] = field(default_factory=list)
+    entry: dict[str, Any] = field(default_factory=dict)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    nonfinite: tuple[int, str, int] | None = None
+    error: tuple[int, str] | None = None
+    iterations: int = 0
+    timed_out: bool = False
+    truncated: bool = False
+    stderr: str = ""
+
+
+def _decode(v: Any) -> Any:
+    import numpy as np
+
+    if isinstance(v, dict) and "shape" in v:
+        arr = np.array(v["data"], dtype=float).reshape(v["shape"])
+        return arr.astype(np.int64) if v["kind"] in "iub" else arr
+    return v
+
+
+def traced_run(program: str, body_line: int, timeout: float = 60) -> Trace:
+    """Run ``program`` traced in the jail (see the module docstring)."""
+    from verifiers.programs.jail import run_program
+
+    mark = "\x00notecheck-" + secrets.token_hex(8) + ":"
+    harness = _HARNESS.format(src=program, body=int(body_line), mark=mark)
+    result = run_program(harness, timeout=timeout)
+    chunks: list[str] = []
+    output: list[str] = []
+    for line in result.stdout.splitlines():
+        if line.startswith(mark):
+            chunks.append(line[len(mark):])
+        else:
+            output.append(line)
+    trace = Trace(output=output, timed_out=result.timed_out, truncated=result.truncated,
+                  stderr=result.stderr)
+    if not chunks:
+        return trace
+    try:
+        state = json.loads("".join(chunks))
+    except ValueError:
+        trace.truncated = True
+        return trace
+    trace.events = [(int(a), str(b), int(c), _decode(d)) for a, b, c, d in state["events"]]
+    trace.entries = [{k: _decode(v) for k, v in e.items()} for e in state["entries"]]
+    trace.entry = trace.entries[0] if trace.entries else {}
+    if state["nonfinite"]:
+        a, b, c = state["nonfinite"]
+        trace.nonfinite = (int(a), str(b), int(c))
+    if state["error"]:
+        trace.error = (int(state["error"][0]), str(state["error"][1]))
+    trace.iterations = int(state["iterations"])
+    return trace
