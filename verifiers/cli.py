@@ -373,10 +373,14 @@ def _main(argv: list[str] | None = None) -> int:
                         else str(err)), file=sys.stderr)
         return EXIT_USAGE
     except OSError as err:
+        lifecycle.raise_if_interrupted()  # a signal's aftermath is the signal, not an error
         print(printable(f"notecheck: error: {err.filename or ''}: {err.strerror}"),
               file=sys.stderr)
         return EXIT_USAGE
     except Exception as err:  # a defect of ours: one line, not a traceback
+        # A signal that landed inside an import can leave a half-loaded module whose next
+        # import fails ("cannot load module more than once"): that is the interruption.
+        lifecycle.raise_if_interrupted()
         print(printable(f"notecheck: internal error: {type(err).__name__}: {err}"),
               file=sys.stderr)
         return EXIT_USAGE
