@@ -1551,15 +1551,28 @@ MAX_ITERATE_STEPS = 100_000
 MAX_ITERATE_WORK = 3_000_000  # elementary operations of one iterate, all steps together
 
 
-def iterate_cost(step: Mapping[str, Expr], times: int) -> int:
-    """A static lower bound of an iterate's work: ``times`` x the step's nodes."""
-    nodes = 0
-    for tree in step.values():
+def iterate_cost(step: Mapping[str, Expr], times: int,
+                 functions: Mapping[str, UserFunction] | None = None) -> int:
+    """A static estimate of an iterate's work: ``times`` x the step's nodes, a call of a
+    user function counting its body's nodes (bodies call only earlier functions)."""
+    functions = functions or {}
+    sizes: dict[str, int] = {}
+
+    def size(tree: Expr) -> int:
+        nodes = 0
         stack: list[Node] = [tree]
         while stack:
+            node = stack.pop()
             nodes += 1
-            stack.extend(_children(stack.pop()))
-    return times * nodes
+            if isinstance(node, Call) and node.func in functions:
+                if node.func not in sizes:
+                    sizes[node.func] = 0  # no recursion: a defect cannot loop here
+                    sizes[node.func] = size(functions[node.func].body)
+                nodes += sizes[node.func]
+            stack.extend(_children(node))
+        return nodes
+
+    return times * sum(size(tree) for tree in step.values())
 
 
 def iterate(state: Mapping[str, Expr], step: Mapping[str, Expr], times: int,
@@ -1576,7 +1589,7 @@ def iterate(state: Mapping[str, Expr], step: Mapping[str, Expr], times: int,
         raise ExprError(f"unknown evaluation mode {mode!r} (use 'point' or 'interval')")
     if not 0 <= times <= MAX_ITERATE_STEPS:
         raise ExprError(f"iterate: times must be 0 to {MAX_ITERATE_STEPS:,}, got {times:,}")
-    if iterate_cost(step, times) > MAX_ITERATE_WORK:
+    if iterate_cost(step, times, functions) > MAX_ITERATE_WORK:
         raise ExprError(f"iterate: {times:,} steps of this size exceed the work bound "
                         f"({MAX_ITERATE_WORK:,} operations)")
 
