@@ -168,3 +168,14 @@ def test_claim_level_functions_and_a_symbolic_list_elsewhere(tmp_path, capsys):
     assert code == 0, out
     listed = CLAIMS.replace("    check:\n", "    functions: [sig]\n    check:\n", 1)
     assert any("'functions' maps 'name(params)'" in p for p in _problems(_load(tmp_path, listed)))
+
+
+def test_a_constant_never_covers_a_literal_of_the_note(tmp_path, capsys, monkeypatch):
+    from verifiers.cli import main
+
+    note = NOTE + "图 2 旁的文字：学习率 0.5\n"
+    root = project(tmp_path, CLAIMS, note)
+    monkeypatch.chdir(root)
+    assert main(["coverage"]) == 1
+    out = capsys.readouterr().out
+    assert "notes/n.txt:4:" in out and "uncovered: 0.5" in out  # the figure value stays uncovered
