@@ -65,8 +65,9 @@ class ClaimFailure(Exception):
 def _evaluate(entry: tuple[ex.Expr, int], scope: Mapping[str, Any], mode: str) -> Any:
     """Evaluate a claim's expression; an ExprError remembers the expression's YAML line."""
     tree, line = entry
+    functions = scope.ev.claim.user_functions if isinstance(scope, Scope) else None
     try:
-        return ex.evaluate(tree, scope, mode)
+        return ex.evaluate(tree, scope, mode, functions)
     except ex.ExprError as err:
         if getattr(err, "claim_line", None) is None:  # the innermost expression's line
             err.claim_line = line  # type: ignore[attr-defined]
@@ -520,6 +521,11 @@ class Scope(Mapping[str, Any]):
             return _evaluate(claim.where[name], self, self.mode)
         if claim.run is not None and name in claim.run.outputs:
             return self._model_outputs()[name]
+        if claim.iterate is not None and name in claim.iterate.state:
+            return self._iterated()[name]
+        if name in claim.constants:  # exact in both modes: the note's figure shows it
+            return _evaluate((claim.constants[name].expr, claim.constants[name].line), self,
+                             self.mode)
         if name in claim.check:
             if self.mode == POINT:
                 if name in ev.global_values:
@@ -552,10 +558,27 @@ class Scope(Mapping[str, Any]):
             self.cache["\0run"] = {alias: values[key] for alias, key in run.outputs.items()}
         return self.cache["\0run"]
 
+    def _iterated(self) -> dict[str, Any]:
+        """The claim's ``iterate:`` run once per mode (bounded in verifiers.expr.iterate)."""
+        if "\0iterate" not in self.cache:
+            it = self.ev.claim.iterate
+            try:
+                self.cache["\0iterate"] = ex.iterate(
+                    {k: t for k, (t, _) in it.state.items()},
+                    {k: t for k, (t, _) in it.step.items()},
+                    it.times, self, self.mode, self.ev.claim.user_functions)
+            except ex.ExprError as err:
+                if getattr(err, "claim_line", None) is None:
+                    err.claim_line = it.line  # type: ignore[attr-defined]
+                raise
+        return self.cache["\0iterate"]
+
     def _names(self) -> list[str]:
         c = self.ev.claim
         outputs = list(c.run.outputs) if c.run else []
-        return list(dict.fromkeys([*c.uses, *c.where, *c.hole_names, *outputs]))
+        results = list(c.iterate.state) if c.iterate else []
+        return list(dict.fromkeys([*c.uses, *c.where, *c.hole_names, *outputs, *results,
+                                   *c.constants]))
 
     def __contains__(self, name: object) -> bool:
         return name in self._names()
@@ -764,6 +787,9 @@ def dependencies(claim: Claim, name: str) -> list[str]:
             stack.extend(sorted(ex.free_names(claim.where[dep][0])))
         if claim.run is not None and dep in claim.run.outputs:
             for tree, _ in claim.run.inputs.values():
+                stack.extend(sorted(ex.free_names(tree)))
+        if claim.iterate is not None and dep in claim.iterate.state:
+            for tree, _ in [*claim.iterate.state.values(), *claim.iterate.step.values()]:
                 stack.extend(sorted(ex.free_names(tree)))
     return seen
 

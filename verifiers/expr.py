@@ -174,7 +174,7 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     **{name: (1, 1) for name in (
         "exp", "ln", "log2", "log10", "sqrt", "sin", "cos", "tan", "tanh", "abs", "floor",
         "ceil", "round", "sum", "prod", "mean", "var", "argmax", "argmin", "len", "softmax",
-        "transpose", "sort", "rsort", "cumsum",
+        "transpose", "sort", "rsort", "cumsum", "sigmoid", "relu",
     )},
     "erf": (1, 1),
     "count": (1, 1),
@@ -322,8 +322,8 @@ def _unexpected(tok: _Token, hint: str | None = None) -> ExprError:
     return ExprError(what + (f" ({hint})" if hint else ""), tok.col)
 
 
-def _unknown_function(name: str, col: int) -> ExprError:
-    close = difflib.get_close_matches(name, FUNCTIONS, n=1)
+def _unknown_function(name: str, col: int, user: Mapping[str, Any] | None = None) -> ExprError:
+    close = difflib.get_close_matches(name, [*FUNCTIONS, *(user or ())], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ExprError(f"unknown function {name!r}{hint}", col)
 
@@ -345,10 +345,11 @@ def _check_arity(name: str, count: int, col: int | None) -> None:
 class _Parser:
     """Pratt parser; nesting depth is counted explicitly, never left to Python's stack."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, functions: Mapping[str, UserFunction] | None = None) -> None:
         self.tokens = _tokenize(source)
         self.pos = 0
         self.depth = -1
+        self.user = functions or {}
 
     def peek(self) -> _Token:
         return self.tokens[self.pos]
@@ -426,11 +427,15 @@ class _Parser:
                 raise _unexpected(tok, f"expected ',' or {close!r}")
 
     def call(self, name: _Token) -> Call:
-        if name.text not in FUNCTIONS:
-            raise _unknown_function(name.text, name.col)
+        user = self.user.get(name.text)
+        if user is None and name.text not in FUNCTIONS:
+            raise _unknown_function(name.text, name.col, self.user)
         self.advance()  # "("
         args = self.sequence(")")
-        _check_arity(name.text, len(args), name.col)
+        if user is not None:
+            user.check_arity(len(args), name.col)
+        else:
+            _check_arity(name.text, len(args), name.col)
         return Call(name.text, tuple(args), name.col)
 
     def index(self, target: Expr) -> Index:
@@ -487,8 +492,12 @@ def _check_height(root: Node) -> None:
         height[id(node)] = h
 
 
-def parse(source: str) -> Expr:
-    """Parse claim source text into an AST; raises ExprError with a column on failure."""
+def parse(source: str, functions: Mapping[str, UserFunction] | None = None) -> Expr:
+    """Parse claim source text into an AST; raises ExprError with a column on failure.
+
+    ``functions`` are the claim's user functions (:func:`define_function`) that calls
+    may name besides the built-ins; their arity is checked here.
+    """
     if not isinstance(source, str):
         raise ExprError(f"an expression must be text, got {type(source).__name__}")
     if len(source) > MAX_SOURCE_CHARS:
@@ -496,7 +505,7 @@ def parse(source: str) -> Expr:
     if not source.strip():
         raise ExprError("empty expression", 1)
     try:
-        tree = _Parser(source).parse()
+        tree = _Parser(source, functions).parse()
     except RecursionError as exc:  # defensive: depth is bounded well below the limit
         raise ExprError("expression nested too deeply") from exc
     _check_height(tree)
@@ -513,6 +522,132 @@ def free_names(expr: Expr) -> set[str]:
             names.add(node.id)
         stack.extend(_children(node))
     return names
+
+
+def called_functions(expr: Expr) -> list[Call]:
+    """Every call in the expression, in no particular order."""
+    calls: list[Call] = []
+    stack: list[Node] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call):
+            calls.append(node)
+        stack.extend(_children(node))
+    return calls
+
+
+# --------------------------------------------------------------------------- user functions
+
+MAX_USER_FUNCTIONS = 32
+MAX_PARAMS = 8
+MAX_CALL_DEPTH = 8  # user functions calling user functions, at run time
+
+
+@dataclass(frozen=True)
+class UserFunction:
+    """``name(params): body`` from a claim file's ``functions:``; the body is our AST.
+
+    The body may call only built-ins and functions defined before it (no recursion),
+    and read only its parameters, ``pi``/``e`` and the file's ``constants:`` (checked
+    by the caller, which knows the constants).
+    """
+
+    name: str
+    params: tuple[str, ...]
+    body: Expr
+
+    def check_arity(self, count: int, col: int | None) -> None:
+        if count != len(self.params):
+            n = len(self.params)
+            raise ExprError(f"{self.name}({', '.join(self.params)}) takes {n} argument"
+                            f"{'' if n == 1 else 's'}, got {count}", col)
+
+
+def parse_signature(text: str) -> tuple[str, tuple[str, ...]]:
+    """``sig(x)`` -> ("sig", ("x",)); a bare name ``σ`` takes one parameter ``x``."""
+    if not isinstance(text, str) or not text.strip():
+        raise ExprError("a function is written 'name(params)'", 1)
+    tokens = _tokenize(text)
+    if tokens[0].kind != "name":
+        raise _unexpected(tokens[0], "a function is written 'name(params)'")
+    name = tokens[0]
+    if name.text in FUNCTIONS or name.text in CONSTANTS:
+        raise ExprError(f"{name.text!r} is a built-in name and cannot be redefined", name.col)
+    if tokens[1].kind == "end":
+        return name.text, ("x",)
+    if not (tokens[1].kind == "op" and tokens[1].text == "("):
+        raise _unexpected(tokens[1], "expected '(' after the function's name")
+    params: list[str] = []
+    i = 2
+    while True:
+        tok = tokens[i]
+        if tok.kind == "op" and tok.text == ")" and not params:
+            raise ExprError(f"{name.text}() needs at least one parameter", tok.col)
+        if tok.kind != "name":
+            raise _unexpected(tok, "expected a parameter name")
+        if tok.text in params:
+            raise ExprError(f"parameter {tok.text!r} is named twice", tok.col)
+        if tok.text in CONSTANTS:
+            raise ExprError(f"parameter {tok.text!r} would hide the constant", tok.col)
+        params.append(tok.text)
+        sep = tokens[i + 1]
+        i += 2
+        if sep.kind == "op" and sep.text == ")":
+            break
+        if not (sep.kind == "op" and sep.text == ","):
+            raise _unexpected(sep, "expected ',' or ')'")
+    if tokens[i].kind != "end":
+        raise _unexpected(tokens[i], "nothing may follow the parameter list")
+    if len(params) > MAX_PARAMS:
+        raise ExprError(f"more than {MAX_PARAMS} parameters", name.col)
+    return name.text, tuple(params)
+
+
+def define_function(signature: str, body: str, earlier: Mapping[str, UserFunction],
+                    later: Sequence[str] = ()) -> UserFunction:
+    """Parse one definition. ``earlier``: the functions defined before it (callable);
+    ``later``: the names of itself and those after it (a call to one is recursion, refused).
+
+    Errors carry ``part`` = "signature" or "body" so the caller can locate them.
+    """
+    try:
+        name, params = parse_signature(signature)
+    except ExprError as err:
+        err.part = "signature"  # type: ignore[attr-defined]
+        raise
+    if name in earlier:
+        err = ExprError(f"function {name!r} is defined twice", 1)
+        err.part = "signature"  # type: ignore[attr-defined]
+        raise err
+    if len(earlier) >= MAX_USER_FUNCTIONS:
+        err = ExprError(f"more than {MAX_USER_FUNCTIONS} functions", 1)
+        err.part = "signature"  # type: ignore[attr-defined]
+        raise err
+    forward = {n: _Any(n) for n in later if n not in earlier}
+    try:
+        tree = parse(body, {**forward, **earlier})  # type: ignore[dict-item]
+    except ExprError as err:
+        err.part = "body"  # type: ignore[attr-defined]
+        raise
+    for call in sorted(called_functions(tree), key=lambda c: c.col or 0):
+        if call.func in forward:
+            what = "itself" if call.func == name else f"{call.func!r}, defined after it"
+            err = ExprError(f"{name}: recursion is not allowed: the body calls {what} "
+                            "(a body may call built-ins and functions defined before it)",
+                            call.col)
+            err.part = "body"  # type: ignore[attr-defined]
+            raise err
+    return UserFunction(name, params, tree)
+
+
+class _Any:
+    """A placeholder for a function defined later: any arity parses (then is refused)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def check_arity(self, count: int, col: int | None) -> None:
+        return None
 
 
 # --------------------------------------------------------------------------- printing
@@ -750,19 +885,24 @@ def _precision() -> Iterator[None]:
 
 
 class _Evaluator:
-    def __init__(self, env: Mapping[str, Any], ops: _PointOps | _IntervalOps) -> None:
+    def __init__(self, env: Mapping[str, Any], ops: _PointOps | _IntervalOps,
+                 functions: Mapping[str, UserFunction] | None = None,
+                 max_work: int | None = None) -> None:
         self.env = env
         self.ops = ops
         self.work = 0
+        self.max_work = MAX_WORK if max_work is None else max_work  # read now: tests patch it
         self.names: dict[str, Value] = {}
+        self.functions = functions or {}
+        self.call_depth = 0
 
     # -- bookkeeping -------------------------------------------------------------
 
     def spend(self, units: int) -> None:
         self.work += units
-        if self.work > MAX_WORK:
-            raise ExprError(f"expression too expensive to evaluate (more than {MAX_WORK:,} "
-                            "elementary operations)")
+        if self.work > self.max_work:
+            raise ExprError(f"expression too expensive to evaluate (more than "
+                            f"{self.max_work:,} elementary operations)")
 
     @staticmethod
     def check_size(count: int) -> None:
@@ -888,11 +1028,34 @@ class _Evaluator:
                         f"(a matrix), got {found}")
 
     def call(self, node: Call) -> Value:
+        user = self.functions.get(node.func)
+        if user is not None:
+            return self.user_call(user, node)
         if node.func not in FUNCTIONS:
             raise _unknown_function(node.func, node.col)
         _check_arity(node.func, len(node.args), node.col)
         args = [self.value_of(arg) for arg in node.args]
         return _IMPLS[node.func](self, *args)
+
+    def user_call(self, fn: UserFunction, node: Call) -> Value:
+        """A user function: the body with its parameters bound; other names (the file's
+        constants) still read the caller's environment. Errors point at the call."""
+        fn.check_arity(len(node.args), node.col)
+        args = [self.value_of(arg) for arg in node.args]
+        self.spend(1)
+        if self.call_depth >= MAX_CALL_DEPTH:
+            raise ExprError(f"user functions nested more than {MAX_CALL_DEPTH} deep", node.col)
+        saved = self.names
+        self.names = {k: v for k, v in saved.items() if k not in fn.params}
+        self.names.update(zip(fn.params, args, strict=True))
+        self.call_depth += 1
+        try:
+            return self.value_of(fn.body)
+        except ExprError as err:
+            raise ExprError(f"in {fn.name}(): {err.message}", node.col) from None
+        finally:
+            self.call_depth -= 1
+            self.names = saved
 
     # -- indexing -----------------------------------------------------------------
 
@@ -1299,6 +1462,17 @@ def _elementwise_fn(method: Callable[[_Evaluator, Scalar], Scalar],
     return impl
 
 
+def _sigmoid(ev: _Evaluator, x: Scalar) -> Scalar:
+    """1 / (1 + exp(-x)), increasing: in interval mode each end is enclosed on its own."""
+    ev.limited(x, MAX_EXP_ARG, "sigmoid")
+    if ev.ops.name == "point":
+        return 1 / (1 + mp.exp(-x))
+    lo, hi = ev.ops.bounds(x)
+    low = ev.ops.bounds(1 / (1 + iv.exp(-iv.mpf(lo))))[0]
+    high = ev.ops.bounds(1 / (1 + iv.exp(-iv.mpf(hi))))[1]
+    return ev.ops.from_bounds(low, high)
+
+
 _IMPLS: dict[str, Callable[..., Value]] = {
     "exp": _elementwise_fn(lambda ev, x: ev.ops.ctx.exp(ev.limited(x, MAX_EXP_ARG, "exp"))),
     "ln": _elementwise_fn(_Evaluator.ln),
@@ -1310,6 +1484,8 @@ _IMPLS: dict[str, Callable[..., Value]] = {
     "cos": _elementwise_fn(lambda ev, x: ev.trig("cos", x)),
     "tan": _elementwise_fn(lambda ev, x: ev.trig("tan", x)),
     "tanh": _elementwise_fn(lambda ev, x: ev.ops.tanh(x)),
+    "sigmoid": _elementwise_fn(lambda ev, x: _sigmoid(ev, x)),
+    "relu": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, lambda v: max(v, mp.mpf(0))), 1),
     # erf is increasing, so its values at the two ends enclose an interval's image.
     "erf": _elementwise_fn(lambda ev, x: ev.ops.monotone(x, mp.erf)),
     "comb": _fn_comb,
@@ -1359,7 +1535,8 @@ _HANDLERS: dict[type, Callable[[_Evaluator, Any], Value]] = {
 }
 
 
-def evaluate(expr: Expr, env: Mapping[str, Any], mode: str = "point") -> Value:
+def evaluate(expr: Expr, env: Mapping[str, Any], mode: str = "point",
+             functions: Mapping[str, UserFunction] | None = None) -> Value:
     """Evaluate at 40 digits in "point" (mpf) or "interval" (iv.mpf) mode.
 
     Only ExprError escapes: a hostile or broken claim must fail the claim, not the gate.
@@ -1367,9 +1544,76 @@ def evaluate(expr: Expr, env: Mapping[str, Any], mode: str = "point") -> Value:
     ops = _OPS.get(mode) if isinstance(mode, str) else None
     if ops is None:
         raise ExprError(f"unknown evaluation mode {mode!r} (use 'point' or 'interval')")
+    return _guarded(lambda: _Evaluator(env, ops, functions).value_of(expr))
+
+
+MAX_ITERATE_STEPS = 100_000
+MAX_ITERATE_WORK = 3_000_000  # elementary operations of one iterate, all steps together
+
+
+def iterate_cost(step: Mapping[str, Expr], times: int,
+                 functions: Mapping[str, UserFunction] | None = None) -> int:
+    """A static estimate of an iterate's work: ``times`` x the step's nodes, a call of a
+    user function counting its body's nodes (bodies call only earlier functions)."""
+    functions = functions or {}
+    sizes: dict[str, int] = {}
+
+    def size(tree: Expr) -> int:
+        nodes = 0
+        stack: list[Node] = [tree]
+        while stack:
+            node = stack.pop()
+            nodes += 1
+            if isinstance(node, Call) and node.func in functions:
+                if node.func not in sizes:
+                    sizes[node.func] = 0  # no recursion: a defect cannot loop here
+                    sizes[node.func] = size(functions[node.func].body)
+                nodes += sizes[node.func]
+            stack.extend(_children(node))
+        return nodes
+
+    return times * sum(size(tree) for tree in step.values())
+
+
+def iterate(state: Mapping[str, Expr], step: Mapping[str, Expr], times: int,
+            env: Mapping[str, Any], mode: str = "point",
+            functions: Mapping[str, UserFunction] | None = None) -> dict[str, Value]:
+    """Apply ``step`` ``times`` times to the state that ``state`` starts from.
+
+    Every step expression reads the *previous* state (a simultaneous update), the
+    environment and the user functions. At most :data:`MAX_ITERATE_STEPS` steps and
+    :data:`MAX_ITERATE_WORK` elementary operations for all steps together.
+    """
+    ops = _OPS.get(mode) if isinstance(mode, str) else None
+    if ops is None:
+        raise ExprError(f"unknown evaluation mode {mode!r} (use 'point' or 'interval')")
+    if not 0 <= times <= MAX_ITERATE_STEPS:
+        raise ExprError(f"iterate: times must be 0 to {MAX_ITERATE_STEPS:,}, got {times:,}")
+    if iterate_cost(step, times, functions) > MAX_ITERATE_WORK:
+        raise ExprError(f"iterate: {times:,} steps of this size exceed the work bound "
+                        f"({MAX_ITERATE_WORK:,} operations)")
+
+    def run() -> dict[str, Value]:
+        ev = _Evaluator(env, ops, functions, MAX_ITERATE_WORK)
+        current = {name: ev.value_of(tree) for name, tree in state.items()}
+        for _ in range(times):
+            ev.names = dict(current)
+            current = {name: ev.value_of(tree) for name, tree in step.items()}
+            for name, value in current.items():
+                for x in (_flat(value) if _shape(value) else [value]):
+                    try:
+                        ev.finite(x)
+                    except ExprError as err:
+                        raise ExprError(f"iterate: {name}: {err.message}") from None
+        return current
+
+    return _guarded(run)
+
+
+def _guarded(compute: Callable[[], Any]) -> Any:
     try:
         with _precision():
-            return _Evaluator(env, ops).value_of(expr)
+            return compute()
     except ExprError:
         raise
     except RecursionError as exc:

@@ -16,8 +16,10 @@ def _pos(p: Position | None) -> dict[str, int] | None:
     return None if p is None else {"line": p[0], "col": p[1]}
 
 
-def claim_json(v: Verdict, inferred: bool = False) -> dict[str, Any]:
-    """One claim; ``inferred`` is true for claims written by ``scaffold --infer``."""
+def claim_json(v: Verdict, inferred: bool = False,
+               constants: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One claim; ``inferred`` is true for claims written by ``scaffold --infer``;
+    ``constants`` the file constants it reads (a value the note shows only in a figure)."""
     return {
         "id": v.id,
         "file": v.file,
@@ -47,6 +49,7 @@ def claim_json(v: Verdict, inferred: bool = False) -> dict[str, Any]:
             }
             for x in v.values
         ],
+        "constants": constants or [],
     }
 
 
@@ -68,11 +71,13 @@ def step_counts(verdicts: list[Verdict]) -> dict[str, int]:
 
 def report(result: RunResult) -> dict[str, Any]:
     inferred = {c.id for c in result.claims if c.inferred}
+    constants = {c.id: [{"name": k.name, "value": k.text, "reason": k.reason, "line": k.line}
+                        for k in c.constants_read()] for c in result.claims}
     return {
         "version": VERSION,
         "summary": summary(result.verdicts),
         "steps": step_counts(result.verdicts),
-        "claims": [claim_json(v, v.id in inferred) for v in result.verdicts],
+        "claims": [claim_json(v, v.id in inferred, constants.get(v.id)) for v in result.verdicts],
     }
 
 

@@ -29,14 +29,16 @@ def symbol_name(written: str) -> str:
     return f"{m[1]}_{m[2]}" if m else written
 
 
-FILE_KEYS = ("note", "section", "claims", "waivers")
+FILE_KEYS = ("note", "section", "claims", "waivers", "functions", "constants")
+CONSTANT_KEYS = ("value", "reason")
+ITERATE_KEYS = ("state", "step", "times")
 WAIVER_KEYS = ("text", "reason", "section", "waives", "near", "after")
 # What a waiver may excuse (``waives:``); numbers when it does not say.
 WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params", "near", "after", "inferred", "code",
+    "params", "near", "after", "inferred", "code", "iterate",
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
@@ -147,6 +149,27 @@ class Run:
     with_text: bool = False  # pass the note text the quote matched (e.g. a printed program)
 
 
+@dataclass(frozen=True)
+class Constant:
+    """A value the note shows only in a figure (file-level ``constants:``), with why."""
+
+    name: str
+    text: str
+    expr: ex.Expr
+    reason: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Iterate:
+    """``iterate: {state, step, times}``: the step applied ``times`` times (simultaneously)."""
+
+    state: dict[str, tuple[ex.Expr, int]]
+    step: dict[str, tuple[ex.Expr, int]]
+    times: int
+    line: int
+
+
 @dataclass
 class Claim:
     """A validated claim; ``problems`` is non-empty when it cannot be evaluated."""
@@ -182,6 +205,21 @@ class Claim:
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
     problems: list[LoadProblem] = field(default_factory=list)
     inferred: bool = False  # written by `scaffold --infer` (the check was read off the note)
+    user_functions: dict[str, ex.UserFunction] = field(default_factory=dict)  # file + claim
+    constants: dict[str, Constant] = field(default_factory=dict)  # the file's constants:
+    iterate: Iterate | None = None
+
+    def constants_read(self) -> list[Constant]:
+        """The file constants this claim's expressions read (through its functions too)."""
+        trees = [t for t, _ in [*self.where.values(), *self.check.values()]]
+        trees += [t for t, _ in (self.run.inputs.values() if self.run else ())]
+        if self.iterate:
+            trees += [t for t, _ in [*self.iterate.state.values(), *self.iterate.step.values()]]
+        trees += [f.body for f in self.user_functions.values()]
+        names: set[str] = set()
+        for tree in trees:
+            names |= ex.free_names(tree)
+        return [c for n, c in self.constants.items() if n in names]
 
     @property
     def hole_names(self) -> list[str]:
@@ -281,6 +319,94 @@ class _FileValidator:
         self.file = display
         self.known_notes = known_notes
         self.result = result
+        self.constants: dict[str, Constant] = {}
+        self.functions: dict[str, ex.UserFunction] = {}
+
+    def file_constants(self, node: Node | None) -> dict[str, Constant]:
+        """``constants: {lr: {value: "0.5", reason: "shown only in figure 2"}}``."""
+        out: dict[str, Constant] = {}
+        if node is None:
+            return out
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, "'constants' maps names to {value, reason}")
+            return out
+        for name, item in node.value.items():
+            line, col = node.keys[name]
+            if not NAME_RE.match(name) or name in CONSTANTS or name in ex.FUNCTIONS:
+                self.problem(line, col, f"constants: bad or built-in name {name!r}")
+                continue
+            if not isinstance(item.value, dict):
+                self.problem(item.line, item.col, f"constants: {name}: write {{value: <number "
+                             "or expression>, reason: <why the note shows it only there>}")
+                continue
+            self.unknown_keys(item, CONSTANT_KEYS, None)
+            value, reason = item.value.get("value"), item.value.get("reason")
+            if reason is None or not isinstance(reason.value, str) or not reason.value.strip():
+                self.problem(item.line, item.col, f"constants: {name}: a 'reason' is required "
+                             "(where the note shows the value, and why no claim reads it)")
+                continue
+            if value is None or isinstance(value.value, (bool, dict)) or value.value is None:
+                self.problem(item.line, item.col, f"constants: {name}: 'value' is a number or "
+                             "an expression")
+                continue
+            text = _expression_text(value)
+            try:
+                tree = ex.parse(text)
+            except ex.ExprError as err:
+                self.problem(value.line, value.col + (err.col - 1 if err.col else 0),
+                             f"constants: {name}: {err.message}")
+                continue
+            for free in sorted(ex.free_names(tree) - CONSTANTS - set(out)):
+                self.problem(value.line, value.col, f"constants: {name}: unknown name {free!r} "
+                             "(a constant may read pi, e and the constants before it)")
+                break
+            else:
+                out[name] = Constant(name, text, tree, reason.value.strip(), value.line)
+        return out
+
+    def function_definitions(self, node: Node | None, claim: Claim | None,
+                             inherited: dict[str, ex.UserFunction]) -> dict[str, ex.UserFunction]:
+        """``functions: {"sig(x)": "1 / (1 + exp(-x))"}``, in order: a body calls built-ins and
+        functions defined before it (never itself or a later one) and reads its parameters,
+        pi, e and the file's constants."""
+        out = dict(inherited)
+        if node is None:
+            return out
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, "'functions' maps 'name(params)' to a body "
+                         "expression (a symbolic claim's list needs kind: symbolic)", claim)
+            return out
+        signatures = list(node.value)
+        names = []
+        for sig in signatures:
+            try:
+                names.append(ex.parse_signature(sig)[0])
+            except ex.ExprError:
+                names.append(sig)
+        for i, (sig, body) in enumerate(node.value.items()):
+            line, col = node.keys[sig]
+            if isinstance(body.value, (bool, dict, list)) or body.value is None:
+                self.problem(body.line, body.col, f"functions: {sig}: the body is an expression",
+                             claim)
+                continue
+            try:
+                fn = ex.define_function(sig, _expression_text(body), out, names[i:])
+            except ex.ExprError as err:
+                at_body = getattr(err, "part", "body") == "body"
+                base_line, base_col = (body.line, body.col) if at_body else (line, col)
+                self.problem(base_line, base_col + (err.col - 1 if err.col else 0),
+                             f"functions: {sig}: {err.message}", claim)
+                continue
+            allowed = set(fn.params) | CONSTANTS | set(self.constants)
+            unknown = sorted(ex.free_names(fn.body) - allowed)
+            if unknown:
+                self.problem(body.line, body.col, f"functions: {sig}: unknown name "
+                             f"{unknown[0]!r} (a body reads its parameters, pi, e and the "
+                             f"file's constants){did_you_mean(unknown[0], sorted(allowed))}",
+                             claim)
+                continue
+            out[fn.name] = fn
+        return out
 
     def problem(self, line: int, col: int, message: str, claim: Claim | None = None) -> None:
         p = LoadProblem(self.file, line, col, message, claim.id if claim else None)
@@ -301,6 +427,8 @@ class _FileValidator:
             self.problem(line, col, f"unknown note {note!r}{did_you_mean(note, known)}")
             note = None
         section = self.string(root, "section", None)
+        self.constants = self.file_constants(root.value.get("constants"))
+        self.functions = self.function_definitions(root.value.get("functions"), None, {})
         self.waivers(root.value.get("waivers"), note)
         claims = root.value.get("claims")
         if claims is None:
@@ -413,10 +541,16 @@ class _FileValidator:
             claim.text_line = node.value["text"].line
             self.holes(claim, node.value["text"])
         self.uses(claim, node.value.get("uses"))
+        claim.constants = dict(self.constants)
+        claim.user_functions = dict(self.functions)
+        own = node.value.get("functions")
+        if claim.kind != "symbolic" and own is not None:
+            claim.user_functions = self.function_definitions(own, claim, self.functions)
         self.definitions(claim, node.value.get("where"), claim.where, "where")
         self.definitions(claim, node.value.get("check"), claim.check, "check")
         self.model_run(claim, node.value.get("run"))
         self.code_block(claim, node.value.get("code"))
+        self.iteration(claim, node.value.get("iterate"))
         self.symbolic(claim, node)
         self.property_claim(claim, node)
         self.widen(claim, node.value.get("widen"))
@@ -497,7 +631,8 @@ class _FileValidator:
                              claim)
                 continue
             try:
-                into[name] = (ex.parse(_expression_text(value)), value.line)
+                into[name] = (ex.parse(_expression_text(value), claim.user_functions),
+                              value.line)
             except ex.ExprError as err:
                 col = value.col + (err.col - 1 if err.col else 0)
                 self.problem(value.line, col, f"{what}: {name}: {err.message}", claim)
@@ -561,6 +696,47 @@ class _FileValidator:
             self.problem(text_flag.line, text_flag.col, "'run.text' is true or false", claim)
         claim.run = Run(example, inputs, outputs, node.line, with_text)
 
+    def iteration(self, claim: Claim, node: Node | None) -> None:
+        """``iterate: {state: {w: w0}, step: {w: "w - lr*g(w)"}, times: 10}``."""
+        if node is None:
+            return
+        if claim.kind not in ("arithmetic", "model"):
+            self.problem(node.line, node.col, "'iterate' needs an arithmetic or model claim",
+                         claim)
+            return
+        if not isinstance(node.value, dict):
+            self.problem(node.line, node.col, "'iterate' is {state, step, times}", claim)
+            return
+        self.unknown_keys(node, ITERATE_KEYS, claim)
+        state: dict[str, tuple[ex.Expr, int]] = {}
+        step: dict[str, tuple[ex.Expr, int]] = {}
+        count = len(claim.problems)
+        self.definitions(claim, node.value.get("state"), state, "iterate.state")
+        self.definitions(claim, node.value.get("step"), step, "iterate.step")
+        times = node.value.get("times")
+        for key in ("state", "step", "times"):
+            if key not in node.value:
+                self.problem(node.line, node.col, f"iterate: missing key {key!r}", claim)
+        if len(claim.problems) > count or times is None:
+            return
+        if set(state) != set(step):
+            self.problem(node.line, node.col, "iterate: 'state' and 'step' name the same "
+                         f"variables (state: {', '.join(state)}; step: {', '.join(step)})", claim)
+            return
+        claim.iterate = Iterate(state, step, 0, node.line)  # its names, even when refused
+        if type(times.value) is not int or not 0 <= times.value <= ex.MAX_ITERATE_STEPS:
+            self.problem(times.line, times.col, f"iterate: times is a whole number from 0 to "
+                         f"{ex.MAX_ITERATE_STEPS:,}, got {times.raw or times.value}", claim)
+            return
+        trees = {name: tree for name, (tree, _) in step.items()}
+        cost = ex.iterate_cost(trees, times.value, claim.user_functions)
+        if cost > ex.MAX_ITERATE_WORK:
+            self.problem(times.line, times.col, f"iterate: {times.value:,} steps of this size "
+                         f"(about {cost:,} operations) exceed the work bound "
+                         f"({ex.MAX_ITERATE_WORK:,})", claim)
+            return
+        claim.iterate = Iterate(state, step, times.value, node.line)
+
     def symbolic(self, claim: Claim, node: Node) -> None:
         assume = node.value.get("assume")
         define = node.value.get("define")
@@ -568,6 +744,8 @@ class _FileValidator:
         if claim.kind != "symbolic":
             for key in SYMBOLIC_KEYS:
                 value = node.value.get(key)
+                if key == "functions" and value is not None and isinstance(value.value, dict):
+                    continue  # user functions of an arithmetic/model claim
                 if value is not None:
                     self.problem(value.line, value.col, f"{key!r} needs kind: symbolic", claim)
             return
@@ -774,9 +952,19 @@ class _FileValidator:
         outputs = set(claim.run.outputs) if claim.run else set()
         for name in sorted(outputs & (holes | set(claim.uses) | set(claim.where))):
             self.problem(claim.run.line, 1, f"name {name!r} is bound twice (run output)", claim)
-        defined = holes | set(claim.uses) | set(claim.where) | outputs
+        results = set(claim.iterate.state) if claim.iterate else set()
+        for name in sorted(results & (holes | set(claim.uses) | set(claim.where) | outputs)):
+            self.problem(claim.iterate.line, 1, f"name {name!r} is bound twice (iterate)",
+                         claim)
+        bound = holes | set(claim.uses) | set(claim.where) | outputs | results
+        for name in sorted(bound & set(claim.constants)):
+            self.problem(claim.line, claim.col, f"name {name!r} is bound twice (the file's "
+                         "constants and this claim)", claim)
+        defined = bound | set(claim.constants)
         run_inputs = claim.run.inputs if claim.run else {}
         expressions = [*claim.where.items(), *claim.check.items(), *run_inputs.items()]
+        if claim.iterate:
+            expressions += [*claim.iterate.state.items(), *claim.iterate.step.items()]
         for name, (tree, line) in expressions:
             for free in sorted(ex.free_names(tree) - defined - CONSTANTS):
                 self.problem(line, 1, f"unknown name {free!r} in {name!r}"
