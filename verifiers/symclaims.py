@@ -666,18 +666,28 @@ def undefined_functions(exprs: list[Any], subs: Definitions) -> dict[Any, Any]:
             variables |= {v for v in d.variables if isinstance(v, sympy.Symbol)}
             if isinstance(d.expr, sympy.Symbol) and d.expr not in d.variables:
                 targets.add(d.expr)
-    targets = {t for t in targets - variables if not subs.defines(t)}
+    targets = {t for t in targets if not subs.defines(t)}
     if not targets:
         return {}
     args = sorted(variables, key=lambda v: v.name)
     # marked unknown: an undefined ``E`` is a function, not the expectation operator E[·]
-    return {t: sympy.Function(t.name, real=True, unknown=True)(*args)
-            for t in sorted(targets, key=str)}
+    unknowns: dict[Any, Any] = {
+        t: sympy.Function(t.name, real=True, unknown=True)(*args)
+        for t in sorted(targets - variables, key=str)}
+    for t in sorted(targets & variables, key=str):  # dy/du · du/dx: u is a variable and, in
+        for expr in exprs:                           # du/dx, an unknown function of x
+            for d in expr.atoms(sympy.Derivative):
+                if d.expr == t and t not in d.variables:
+                    call = sympy.Function(t.name, real=True, unknown=True)(
+                        *[v for v in args if v != t])
+                    unknowns[d] = sympy.Derivative(call, *d.variable_count)
+    return unknowns
 
 
 def _undefined_in(expr: Any, unknowns: Mapping[Any, Any]) -> list[str]:
     """``∂E/∂out: E has no definition`` for each unknown function in ``expr``."""
-    heads = {call.func for call in unknowns.values()}
+    heads = {(call.expr if isinstance(call, sympy.Derivative) else call).func
+             for call in unknowns.values()}
     found: dict[str, str] = {}
     for node in sorted(expr.atoms(sympy.Derivative, AppliedUndef), key=str):
         call = node.expr if isinstance(node, sympy.Derivative) else node
