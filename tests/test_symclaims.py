@@ -1010,3 +1010,6 @@ def test_no_numeric_evidence_over_unknown_functions():
     step = check_step(sympy.Derivative(f, x), 0)
     assert not step.passed and step.status != "numeric"
     assert check_step(sympy.Derivative(2 * f, x), 2 * sympy.Derivative(f, x)).status == "proved"
+    g = sympy.Function("g", real=True, unknown=True)(x)  # a name nothing defines
+    step = check_step(sympy.Derivative(g, x), 0)
+    assert step.status == "undecided" and "no numeric evidence over the unknown" in step.detail
