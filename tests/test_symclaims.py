@@ -1013,3 +1013,16 @@ def test_no_numeric_evidence_over_unknown_functions():
     g = sympy.Function("g", real=True, unknown=True)(x)  # a name nothing defines
     step = check_step(sympy.Derivative(g, x), 0)
     assert step.status == "undecided" and "no numeric evidence over the unknown" in step.detail
+
+
+def test_a_derivative_of_an_undefined_name_is_not_zero(tmp_path, capsys):
+    """∂a_j/∂s_k = 0, ∂z_j/∂x_k = 0, dL/dw = 0 with nothing defined: each was 0 = 0."""
+    note = ("第 1 章\n1.1 x\n甲 \\frac{\\partial a_{j}}{\\partial s_{k}} = 0\n"
+            "乙 \\frac{\\partial z_j}{\\partial x_k} = 0\n丙 \\frac{d L}{d w} = 0\n")
+    claims = "note: n.txt\nclaims:\n" + "".join(
+        f"  - id: {i}\n    kind: symbolic\n    text: {w} ⟪F⟫\n"
+        for i, w in (("a", "甲"), ("b", "乙"), ("c", "丙")))
+    _, _, data = check(project(tmp_path, claims, note), capsys)
+    for claim, name in zip(data["claims"], ("a_j", "z_j", "L"), strict=True):
+        assert claim["status"] == "discrepancy", claim["message"]
+        assert f"{name} has no definition" in claim["message"]
