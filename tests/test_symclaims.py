@@ -915,8 +915,8 @@ def test_an_entry_of_a_matrix_product(tmp_path, capsys):
 VACUOUS_NOTE = """第 1 章
 1.1 误差之和
 总误差 E = E_{1} + E_{2}
-求导 \\frac{\\partial E}{\\partial out_{o1}} = \\frac{\\partial E_{1}}{\\partial out_{o1}} + \\frac{\\partial E_{2}}{\\partial out_{o1}}
-错的 \\frac{\\partial E}{\\partial out_{o1}} = \\frac{\\partial E_{1}}{\\partial out_{o1}} + \\frac{\\partial E_{2}}{\\partial out_{o1}} - 7 \\frac{\\partial E_{2}}{\\partial out_{o1}}
+求导 DE = DE1 + DE2
+错的 DE = DE1 + DE2 - 7 DE2
 1.2 负对数
 概率 p = \\frac{e^{w}}{e^{w} + 1}
 损失 L (w) = - \\ln (\\frac{e^{w}}{e^{w} + 1})
@@ -926,7 +926,9 @@ VACUOUS_NOTE = """第 1 章
 1.3 链式法则
 复合微分 \\frac{d y}{d x} = \\frac{d y}{d u} \\frac{d u}{d x}
 错链式 \\frac{d y}{d x} = \\frac{d y}{d u} \\frac{d u}{d x} - 7 \\frac{d y}{d x}
-"""
+""".replace("DE1", "\\frac{\\partial E_{1}}{\\partial out_{o1}}").replace(
+    "DE2", "\\frac{\\partial E_{2}}{\\partial out_{o1}}").replace(
+    "DE", "\\frac{\\partial E}{\\partial out_{o1}}")
 
 
 def _vacuous_claim(cid: str, text: str, define: str = "", functions: str = "") -> str:
@@ -948,7 +950,8 @@ VACUOUS_CLAIMS = "note: n.txt\nclaims:\n" + "".join([
     _vacuous_claim("grad-defined", "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫", "{p: P, L: L}", "[L]"),
     _vacuous_claim("grad-broken-defined", "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫\n改坏的导数 ⟪B⟫",
                    "{p: P, L: L}", "[L]"),
-    _vacuous_claim("grad-dropped-defined", "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫\n改坏的导数 ⟪B⟫\n少一项 ⟪S⟫",
+    _vacuous_claim("grad-dropped-defined",
+                   "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫\n改坏的导数 ⟪B⟫\n少一项 ⟪S⟫",
                    "{p: P, L: L}", "[L]"),
     _vacuous_claim("grad-undefined", "梯度 ⟪G⟫"),
     _vacuous_claim("grad-broken-undefined", "改坏的导数 ⟪B⟫"),
