@@ -908,3 +908,124 @@ def test_an_entry_of_a_matrix_product(tmp_path, capsys):
     status = {c["id"]: c["status"] for c in data["claims"]}
     assert status == {"qk": "verified", "av": "verified", "qk-transpose": "discrepancy",
                       "av-index": "discrepancy"}, out
+
+
+# ---------------------------------------------- issue 13.1: no vacuous proof over undefined names
+
+VACUOUS_NOTE = """第 1 章
+1.1 误差之和
+总误差 E = E_{1} + E_{2}
+求导 DE = DE1 + DE2
+错的 DE = DE1 + DE2 - 7 DE2
+1.2 负对数
+概率 p = \\frac{e^{w}}{e^{w} + 1}
+损失 L (w) = - \\ln (\\frac{e^{w}}{e^{w} + 1})
+梯度 \\frac{d L}{d w} = - 1 + \\frac{e^{w}}{e^{w} + 1} = - 1 + p
+改坏的导数 \\frac{d L}{d w} = - 1 + \\frac{e^{w}}{e^{w} + 1} - 7 \\frac{d L}{d w}
+少一项 \\frac{d L}{d w} = \\frac{e^{w}}{e^{w} + 1}
+1.3 链式法则
+复合微分 \\frac{d y}{d x} = \\frac{d y}{d u} \\frac{d u}{d x}
+错链式 \\frac{d y}{d x} = \\frac{d y}{d u} \\frac{d u}{d x} - 7 \\frac{d y}{d x}
+""".replace("DE1", "\\frac{\\partial E_{1}}{\\partial out_{o1}}").replace(
+    "DE2", "\\frac{\\partial E_{2}}{\\partial out_{o1}}").replace(
+    "DE", "\\frac{\\partial E}{\\partial out_{o1}}")
+
+
+def _vacuous_claim(cid: str, text: str, define: str = "", functions: str = "") -> str:
+    body = "".join(f"      {line}\n" for line in text.splitlines())
+    out = f"  - id: {cid}\n    kind: symbolic\n    text: |\n{body}"
+    if define:
+        out += f"    define: {define}\n"
+    if functions:
+        out += f"    functions: {functions}\n"
+    return out
+
+
+VACUOUS_CLAIMS = "note: n.txt\nclaims:\n" + "".join([
+    _vacuous_claim("sum-undefined", "求导 ⟪F⟫"),
+    _vacuous_claim("sum-defined", "总误差 ⟪D⟫\n求导 ⟪F⟫", "{E: D}"),
+    _vacuous_claim("sum-broken-defined", "错的 ⟪F⟫\n1.2", "{E: D}").replace(
+        "      错的", "      总误差 ⟪D⟫\n      求导 ⟪X⟫\n      错的"),
+    _vacuous_claim("sum-broken-undefined", "错的 ⟪F⟫"),
+    _vacuous_claim("grad-defined", "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫", "{p: P, L: L}", "[L]"),
+    _vacuous_claim("grad-broken-defined", "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫\n改坏的导数 ⟪B⟫",
+                   "{p: P, L: L}", "[L]"),
+    _vacuous_claim("grad-dropped-defined",
+                   "概率 ⟪P⟫\n损失 ⟪L⟫\n梯度 ⟪G⟫\n改坏的导数 ⟪B⟫\n少一项 ⟪S⟫",
+                   "{p: P, L: L}", "[L]"),
+    _vacuous_claim("grad-undefined", "梯度 ⟪G⟫"),
+    _vacuous_claim("grad-broken-undefined", "改坏的导数 ⟪B⟫"),
+    _vacuous_claim("chain-undefined", "复合微分 ⟪C⟫"),
+    _vacuous_claim("chain-broken-undefined", "错链式 ⟪C⟫"),
+])
+
+
+def _vacuous(tmp_path, capsys):
+    code, out, data = check(project(tmp_path, VACUOUS_CLAIMS, VACUOUS_NOTE), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    values = {(c["id"], v["name"]): v for c in data["claims"] for v in c["values"]}
+    return by_id, values
+
+
+def test_derivatives_of_undefined_names_are_never_those_of_constants(tmp_path, capsys):
+    by_id, values = _vacuous(tmp_path, capsys)
+    # the issue's example: without a definition, ∂E/∂out = ∂E₁/∂out + ∂E₂/∂out is not 0 = 0 + 0
+    step = values[("sum-undefined", "F.step1")]
+    assert step["status"] == "discrepancy", step
+    assert "∂E/∂out_o1: E has no definition" in step["message"]
+    assert "add define: or the note's own definition" in step["message"]
+    assert "numeric evidence" not in step["message"]
+    # with define: {E: E_1 + E_2} it follows by linearity
+    assert by_id["sum-defined"]["status"] == "verified", by_id["sum-defined"]["message"]
+    assert values[("sum-defined", "F.step1")]["expected"] == "proved"
+    # the broken copy (− 7·∂E₂/∂out) fails with the definition and without it
+    assert values[("sum-broken-defined", "X.step1")]["status"] == "verified"
+    assert values[("sum-broken-defined", "F.step1")]["status"] == "discrepancy"
+    assert values[("sum-broken-undefined", "F.step1")]["status"] == "discrepancy"
+    assert "E has no definition" in values[("sum-broken-undefined", "F.step1")]["message"]
+
+
+def test_broken_copies_of_real_chains(tmp_path, capsys):
+    """11.3's dL/dw (architecture-and-training) and the chain rule of 12.x, each with a
+    planted − 7·… term or a dropped term: with the note's definitions the original proves
+    and the copies fail; without them nothing over an undefined name is proved."""
+    by_id, values = _vacuous(tmp_path, capsys)
+    assert by_id["grad-defined"]["status"] == "verified", by_id["grad-defined"]["message"]
+    assert values[("grad-broken-defined", "B.step1")]["status"] == "discrepancy"
+    assert values[("grad-dropped-defined", "S.step1")]["status"] == "discrepancy"
+    for cid in ("grad-undefined", "grad-broken-undefined"):
+        step = next(v for (c, _), v in values.items() if c == cid)
+        assert step["status"] == "discrepancy", step
+        assert "∂L/∂w: L has no definition" in step["message"], step["message"]
+    # dy/dx = dy/du · du/dx over undefined y and u is no longer 0 = 0 · 0
+    for cid in ("chain-undefined", "chain-broken-undefined"):
+        step = values[(cid, "C.step1")]
+        assert step["status"] == "discrepancy", step
+        assert "y has no definition" in step["message"], step["message"]
+
+
+def test_no_numeric_evidence_over_unknown_functions():
+    import sympy
+
+    from verifiers.symbolic import check_step
+    x = sympy.Symbol("x", real=True)
+    f = sympy.Function("f", real=True)(x)
+    step = check_step(sympy.Derivative(f, x), 0)
+    assert not step.passed and step.status != "numeric"
+    assert check_step(sympy.Derivative(2 * f, x), 2 * sympy.Derivative(f, x)).status == "proved"
+    g = sympy.Function("g", real=True, unknown=True)(x)  # a name nothing defines
+    step = check_step(sympy.Derivative(g, x), 0)
+    assert step.status == "undecided" and "no numeric evidence over the unknown" in step.detail
+
+
+def test_a_derivative_of_an_undefined_name_is_not_zero(tmp_path, capsys):
+    """∂a_j/∂s_k = 0, ∂z_j/∂x_k = 0, dL/dw = 0 with nothing defined: each was 0 = 0."""
+    note = ("第 1 章\n1.1 x\n甲 \\frac{\\partial a_{j}}{\\partial s_{k}} = 0\n"
+            "乙 \\frac{\\partial z_j}{\\partial x_k} = 0\n丙 \\frac{d L}{d w} = 0\n")
+    claims = "note: n.txt\nclaims:\n" + "".join(
+        f"  - id: {i}\n    kind: symbolic\n    text: {w} ⟪F⟫\n"
+        for i, w in (("a", "甲"), ("b", "乙"), ("c", "丙")))
+    _, _, data = check(project(tmp_path, claims, note), capsys)
+    for claim, name in zip(data["claims"], ("a_j", "z_j", "L"), strict=True):
+        assert claim["status"] == "discrepancy", claim["message"]
+        assert f"{name} has no definition" in claim["message"]

@@ -68,6 +68,7 @@ from typing import Any
 
 import mpmath
 import sympy
+from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
 from verifiers.deadline import deadline as _deadline  # evalf can run unbounded
@@ -827,7 +828,15 @@ def check_step(
             return _verdict(index, raw_l, raw_r, rel, PROVED, f"proved by {how}", t0,
                             symbolic=symbolic)
 
-    # 2. numeric evidence
+    # 2. numeric evidence -- never over unknown functions (a name nothing defines, see
+    # symclaims.undefined_functions): a sample of them would be a guess, not evidence
+    unknown = sorted({f.func.__name__ for side in (left, right)
+                      for f in side.atoms(AppliedUndef) if getattr(f.func, "unknown", False)})
+    if unknown:
+        return _verdict(index, raw_l, raw_r, rel, UNDECIDED,
+                        "; ".join(p for p in (how, "no numeric evidence over the unknown "
+                                              f"functions {', '.join(unknown)}") if p), t0,
+                        symbolic=symbolic)
     tol = None
     note = ""
     if rel == "≈":

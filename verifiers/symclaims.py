@@ -243,12 +243,16 @@ class Definitions:
                     return lhs, _parse(chain[2], self.functions, self.matrices)
         raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
 
-    def apply(self, expr: Any) -> Any:
+    def apply(self, expr: Any, unknowns: Mapping[Any, Any] | None = None) -> Any:
         """Replace defined symbols and calls, then take any derivative that became concrete.
         A matrix rule is left as read: its instance gives ∂L/∂M and its functions their
-        meaning."""
+        meaning. ``unknowns`` (see :func:`undefined_functions`) maps a name with no
+        definition to the unknown function it stands for: it is put in before and after
+        the definitions, so that a derivative of it is never the derivative of a constant."""
         if self.instance is not None:
             return expr
+        unknowns = unknowns or {}
+        expr = expr.xreplace(unknowns)
         for _ in range(8):  # a definition may use another (a_j = e^{s_j} / D, D = …)
             before = expr
             for name, (params, body) in self.calls.items():  # y = x + F (x), F (x) = - x
@@ -263,7 +267,17 @@ class Definitions:
                     expr = canonical(expr).subs(canonical(lhs), rhs)
             if expr == before:
                 break
+        expr = expr.xreplace(unknowns)  # E = E_1 + E_2: E_1, E_2 are unknown functions too
         return expr.replace(lambda x: isinstance(x, sympy.Derivative), lambda x: x.doit())
+
+    def defines(self, sym: Any) -> bool:
+        """Whether a definition of the claim gives ``sym`` a value."""
+        if sym in self.symbols or sym in self.givens:
+            return True
+        try:
+            return self.apply(sym) != sym
+        except Exception:  # noqa: BLE001 -- a definition that fails is reported elsewhere
+            return True
 
     def _call(self, params: tuple[Any, ...], body: Any, call: Any) -> Any:
         """``body`` at the arguments of ``call``; a parameter written as an expression
@@ -590,9 +604,12 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
     if special is not None:  # shapes, limits, formulas over indices
         return special
     try:
-        exprs = [_interval(side, subs) if k and relations[k - 1] == "\\in"
-                 else primes(subs.apply(_parse(side, subs.functions, subs.matrices)),
-                             claim.functions) for k, side in enumerate(sides)]
+        read = [None if k and relations[k - 1] == "\\in"
+                else _parse(side, subs.functions, subs.matrices) for k, side in enumerate(sides)]
+        unknowns = undefined_functions([r for r in read if r is not None], subs)
+        exprs = [_interval(side, subs) if read[k] is None
+                 else primes(subs.apply(read[k], unknowns), claim.functions)
+                 for k, side in enumerate(sides)]
     except _Unparsed as err:
         return [_value(note, printed, label, " ".join(chain), UNPARSED, "", str(err))]
     if subs.instance is not None:
@@ -630,7 +647,74 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
                                         tolerance=tolerance, index=k + 1))
         except ValueError as err:  # e.g. a relation we do not check (\to, \ne)
             return [_value(note, printed, label, " ".join(chain), ERROR, "", str(err))]
+    steps = [_not_on_unknowns(step, exprs[step.index - 1], exprs[step.index], unknowns)
+             for step in steps]
     return [_step_value(note, printed, label, sides, relations, step) for step in steps]
+
+
+def undefined_functions(exprs: list[Any], subs: Definitions) -> dict[Any, Any]:
+    """The names the chain differentiates that nothing defines, each as an unknown function.
+
+    ``\\frac{\\partial E}{\\partial out}`` with no ``define:`` for ``E`` is the derivative of
+    an unknown function ``E(out, …)`` of every variable the chain differentiates by, never
+    the derivative of a constant (which would make ``∂E/∂out = ∂E_1/∂out + ∂E_2/∂out`` the
+    vacuous ``0 = 0 + 0``). A name that is itself a variable of the chain stays a name."""
+    targets: set[Any] = set()
+    variables: set[Any] = set()
+    for expr in exprs:
+        for d in expr.atoms(sympy.Derivative):
+            variables |= {v for v in d.variables if isinstance(v, sympy.Symbol)}
+            if isinstance(d.expr, sympy.Symbol) and d.expr not in d.variables:
+                targets.add(d.expr)
+    targets = {t for t in targets if not subs.defines(t)}
+    if not targets:
+        return {}
+    args = sorted(variables, key=lambda v: v.name)
+    # marked unknown: an undefined ``E`` is a function, not the expectation operator E[·]
+    unknowns: dict[Any, Any] = {
+        t: sympy.Function(t.name, real=True, unknown=True)(*args)
+        for t in sorted(targets - variables, key=str)}
+    for t in sorted(targets & variables, key=str):  # dy/du · du/dx: u is a variable and, in
+        for expr in exprs:                           # du/dx, an unknown function of x
+            for d in expr.atoms(sympy.Derivative):
+                if d.expr == t and t not in d.variables:
+                    call = sympy.Function(t.name, real=True, unknown=True)(
+                        *[v for v in args if v != t])
+                    unknowns[d] = sympy.Derivative(call, *d.variable_count)
+    return unknowns
+
+
+def _undefined_in(expr: Any, unknowns: Mapping[Any, Any]) -> list[str]:
+    """``∂E/∂out: E has no definition`` for each unknown function in ``expr``."""
+    heads = {(call.expr if isinstance(call, sympy.Derivative) else call).func
+             for call in unknowns.values()}
+    found: dict[str, str] = {}
+    for node in sorted(expr.atoms(sympy.Derivative, AppliedUndef), key=str):
+        call = node.expr if isinstance(node, sympy.Derivative) else node
+        if not (isinstance(call, AppliedUndef) and call.func in heads):
+            continue
+        name = call.func.__name__
+        if isinstance(node, sympy.Derivative):
+            by = "∂".join(str(v) for v in node.variables)
+            found.setdefault(f"{name}/{by}", f"∂{name}/∂{by}: {name} has no definition")
+        elif name not in {k.split("/")[0] for k in found}:
+            found.setdefault(name, f"{name}: {name} has no definition")
+    return list(found.values())
+
+
+def _not_on_unknowns(step: StepVerdict, lhs: Any, rhs: Any,
+                     unknowns: Mapping[Any, Any]) -> StepVerdict:
+    """A step over unknown functions is proved when it follows for every function; else it
+    fails, naming the undefined names (numeric evidence over unknown functions is none)."""
+    if step.status == PROVED or not unknowns:
+        return step
+    names = _undefined_in(lhs, unknowns)
+    names += [n for n in _undefined_in(rhs, unknowns) if n not in names]
+    if not names:
+        return step
+    detail = ("not proved for every function: " + "; ".join(names)
+              + "; add define: or the note's own definition")
+    return dataclasses.replace(step, status=FAILED, detail=detail, counterexample=None)
 
 
 def _interval(side: str, subs: Definitions) -> Any:
@@ -772,7 +856,8 @@ def _moments(expr: Any, assume: Assumptions) -> Any:
         return node
 
     return expr.replace(lambda x: isinstance(x, AppliedUndef)
-                        and x.func.__name__ in ("E", "Var", "SD", "Cov"), evaluate)
+                        and x.func.__name__ in ("E", "Var", "SD", "Cov")
+                        and not getattr(x.func, "unknown", False), evaluate)
 
 
 def _printed_tolerance(side: str) -> float | None:
@@ -1197,7 +1282,7 @@ def _with_random(assume: Assumptions, exprs: list[Any]) -> Assumptions:
     extra: set[str] = set()
     for expr in exprs:
         for node in expr.atoms(AppliedUndef):
-            if node.func.__name__ not in _MOMENT_NAMES:
+            if node.func.__name__ not in _MOMENT_NAMES or getattr(node.func, "unknown", False):
                 continue
             labels = {x.base.label for arg in node.args for x in arg.atoms(sympy.Indexed)}
             extra |= {s.name for arg in node.args for s in arg.free_symbols
