@@ -32,6 +32,7 @@ from verifiers.pins import apply_pin
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
 from verifiers.verdicts import (
+    BLOCKED,
     DISCREPANCY,
     ERROR,
     GIVEN,
@@ -50,15 +51,20 @@ POINT, INTERVAL = "point", "interval"
 
 
 class ClaimFailure(Exception):
-    """A claim cannot be evaluated (status ``error`` or ``stale``)."""
+    """A claim cannot be evaluated (status ``error``, ``stale``, or ``blocked`` by one that
+    cannot)."""
 
     def __init__(self, status: str, message: str, line: int | None = None,
-                 depends_on_time: bool = False) -> None:
+                 depends_on_time: bool = False, where: int | None = None,
+                 root: str | None = None, root_status: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.line = line  # the claim file's line of the expression that failed, if one did
         self.depends_on_time = depends_on_time  # a budget ran out, here or upstream
+        self.where = where  # stale: the note offset of the closest line's first difference
+        self.root = root  # blocked: the failed claim upstream where the failure starts
+        self.root_status = root_status  # ... and its status (stale or error)
 
 
 def _evaluate(entry: tuple[ex.Expr, int], scope: Mapping[str, Any], mode: str) -> Any:
@@ -259,9 +265,10 @@ class Engine:
         try:
             ev.match = find(ev.note.text, claim.text, scopes)
         except ResolveError as err:
-            hint = f"; closest line: {err.hint!r}" if err.hint else ""
+            hint = f"; closest line: {err.hint}" if err.hint else ""
             raise ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
-                               None if err.stale else claim.text_line or claim.line) from None
+                               None if err.stale else claim.text_line or claim.line,
+                               where=err.where if err.stale else None) from None
         if claim.kind in ("symbolic", "property"):
             return  # values: the relations of its formulas / the law's search, in _verdict
         scope = self._scope(ev, POINT)
@@ -286,9 +293,12 @@ class Engine:
         if hole not in up.claim.hole_names:
             raise ClaimFailure(ERROR, f"uses: claim {claim_id!r} has no hole {hole!r}"
                                f"{did_you_mean(hole, up.claim.hole_names)}", line)
-        if up.failure is not None:
-            raise ClaimFailure(ERROR, f"depends on claim {claim_id!r}, which is "
-                               f"{up.failure.status}", line, up.failure.depends_on_time)
+        if up.failure is not None:  # blocked: named by the claim where the failure starts
+            root = up.failure.root or claim_id
+            status = up.failure.status if up.failure.root is None else up.failure.root_status
+            through = f" (through {claim_id})" if root != claim_id else ""
+            raise ClaimFailure(BLOCKED, f"blocked by {root}, which is {status}{through}", line,
+                               up.failure.depends_on_time, root=root, root_status=status)
         return up
 
     def _assess(self, ev: Evaluation, name: str) -> None:
@@ -360,6 +370,9 @@ class Engine:
                 verdict.message = "; ".join(p.message for p in claim.problems)
             elif ev.failure.line is not None:  # an expression failed: point at its YAML line
                 verdict.claim_place = (ev.failure.line, 1)
+            if ev.failure.where is not None and ev.note is not None:  # stale: the closest line
+                verdict.where = ev.note.position(ev.failure.where)
+            verdict.root_cause = ev.failure.root
             return verdict
         note, match = ev.note, ev.match
         verdict.span = (note.position(match.start), note.position(match.end))

@@ -53,11 +53,13 @@ MAX_QUOTE = 20_000
 class ResolveError(Exception):
     """The quote is not in the note (stale) or a printed value is unreadable."""
 
-    def __init__(self, message: str, stale: bool = True, hint: str | None = None) -> None:
+    def __init__(self, message: str, stale: bool = True, hint: str | None = None,
+                 where: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.stale = stale
-        self.hint = hint
+        self.hint = hint  # a stale quote: how it differs from its closest line
+        self.where = where  # ... and where that line's first difference is (a text offset)
 
 
 @dataclass(frozen=True)
@@ -251,8 +253,10 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
                 begins = result[0][0][0] if isinstance(first, HoleRef) else at
                 found.setdefault(begins, result)
     if not found:
-        hint = closest_line(text, quote, scopes)
-        raise ResolveError("quoted text not found in the note", hint=hint)
+        close = closest_line(text, quote, scopes)
+        raise ResolveError("quoted text not found in the note",
+                           hint=close.diff if close else None,
+                           where=close.offset if close else None)
     if len(found) > 1:
         raise ResolveError(f"quoted text found {len(found)} times; it must be unique")
     start, (spans, end) = next(iter(found.items()))
@@ -267,18 +271,194 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]]) -> Match:
     return Match(start, end, values, formulas)
 
 
-def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:
-    """The note line most like the quote's most distinctive line (for stale messages)."""
-    lines = [ln.strip() for ln in HOLE_RE.sub("…", quote).splitlines() if ln.strip()]
-    if not lines:
+@dataclass(frozen=True)
+class Closest:
+    """Where a stale quote most likely was: a note line and how the quote differs from it."""
+
+    offset: int  # in the note's text: the first differing character of the line (or its start)
+    line: str  # the note line, stripped
+    diff: str  # one line: ``… [-quoted-]{+printed+} …``, bounded length
+
+
+MAX_DIFF = 160  # characters of a stale claim's diff
+MAX_LINE = 2_000  # a longer note line (a megabyte of numbers) is never a closest line
+SHORT_DIFF = 100  # a diff this short shows the whole line; a longer one, the changes in context
+_CONTEXT = 3  # unchanged tokens shown on each side of a change
+_ALIGN_LIMIT = 20_000  # quote lines × note lines beyond which no closest line is looked for
+_TOKEN_RE = re.compile(
+    r"⟨[^⟨⟩\n]*⟩"  # a hole (quote side)
+    r"|\\[A-Za-z]+|\\."  # a LaTeX command or escaped character
+    r"|\d+(?:[.,]\d+)*%?"  # a number
+    r"|[A-Za-z][A-Za-z0-9_']*"  # a Latin word or a math name (d_k)
+    r"|\S",  # anything else, one character (a CJK character, an operator)
+)
+_HOLE_KEY = "\0value"
+
+
+def _skeleton(line: str) -> str:
+    """A line for comparing: no whitespace, holes and printed numbers alike."""
+    return re.sub(r"\s+", "", _NUMBER_RE.sub("…", HOLE_RE.sub("…", line)))
+
+
+def _lines(text: str, lo: int, hi: int) -> list[tuple[int, str]]:
+    """(offset, text) of the non-blank lines that start within [lo, hi)."""
+    out = []
+    pos = lo
+    for raw in text[lo:hi].split("\n"):
+        if raw.strip() and len(raw) <= MAX_LINE:
+            out.append((pos, raw))
+        pos += len(raw) + 1
+    return out
+
+
+def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> Closest | None:
+    """The note line a stale quote most likely was on, with a word-level diff against it.
+
+    The quote's lines are aligned with the note's lines (consecutive non-blank lines, as
+    many as the quote has) within the claim's scopes first, then the whole note when no
+    line there is even half alike: the window whose lines are most alike wins (ties: the
+    first). Within it, the quote line that differs most is the edited one, and it is
+    compared with the note line it is aligned with, not with a neighbour that happens to
+    be longer or unchanged.
+    """
+    qlines = [ln.strip() for ln in quote.splitlines() if ln.strip()]
+    if not qlines:
         return None
-    probe = max(lines, key=len)
-    candidates: list[str] = []
-    for start, end in scopes:
-        candidates.extend(ln.strip() for ln in text[start:end].splitlines() if ln.strip())
-    skeletons = {_NUMBER_RE.sub("…", c): c for c in reversed(candidates)}
-    best = difflib.get_close_matches(_NUMBER_RE.sub("…", probe), list(skeletons), n=1, cutoff=0.3)
-    return skeletons[best[0]] if best else None
+    best = None
+    for area in (scopes, [(0, len(text))]):
+        nlines = [ln for lo, hi in area for ln in _lines(text, lo, hi)]
+        if not nlines or len(qlines) * len(nlines) > _ALIGN_LIMIT:
+            continue
+        best = _align(qlines, nlines)
+        if best[0] >= 0.5:
+            break
+    if best is None:
+        return None
+    _, k, window, sims = best
+    offset, raw = window[k]
+    diff, first_change = word_diff(qlines[k], raw.strip())
+    lead = len(raw) - len(raw.lstrip())
+    return Closest(offset + lead + first_change, raw.strip(), diff)
+
+
+def _align(qlines: list[str], nlines: list[tuple[int, str]]
+           ) -> tuple[float, int, list[tuple[int, str]], list[float]]:
+    """(mean similarity, index of the most changed quote line, the window, similarities)."""
+    qskel = [_skeleton(ln) for ln in qlines]
+    nskel = [_skeleton(raw) for _, raw in nlines]
+    size = min(len(qskel), len(nskel))
+    # Windows sharing the most identical lines first: only those are scored in full.
+    starts = range(len(nskel) - size + 1)
+    hits = [sum(qskel[k] == nskel[i + k] for k in range(size)) for i in starts]
+    most = max(hits)
+    chosen = [i for i in starts if hits[i] == most]
+    scored = []
+    for i in chosen:
+        sims = [difflib.SequenceMatcher(None, qskel[k], nskel[i + k], autojunk=False).ratio()
+                for k in range(size)]
+        scored.append((sum(sims) / size, -i, sims))
+    mean, neg_i, sims = max(scored)
+    i = -neg_i
+    # the most changed line, token by token (a literal number edited counts here)
+    tokens = [_token_similarity(qlines[k], nlines[i + k][1]) for k in range(size)]
+    k = min(range(size), key=lambda k: (tokens[k], sims[k], k))
+    return mean, k, nlines[i:i + size], sims
+
+
+def _token_similarity(quoted: str, printed: str) -> float:
+    """How alike two lines are, token by token (a hole is alike to any printed value)."""
+    qt, pt = _tokens(quoted), _tokens(printed)
+    if not qt and not pt:
+        return 1.0
+    same = 0
+    ops = difflib.SequenceMatcher(None, [t[0] for t in qt], [t[0] for t in pt],
+                                  autojunk=False).get_opcodes()
+    for tag, a1, a2, b1, b2 in ops:
+        if tag == "equal":
+            same += a2 - a1
+        elif _values_only(qt[a1:a2], pt[b1:b2]):
+            same += (a2 - a1 + b2 - b1) / 2
+    return 2 * same / (len(qt) + len(pt))
+
+
+def _tokens(line: str) -> list[tuple[str, int, int]]:
+    """(comparison key, start, end) of each token: CJK per character, words and numbers whole."""
+    out = []
+    for m in _TOKEN_RE.finditer(line):
+        tok = m.group()
+        key = _HOLE_KEY if tok.startswith("⟨") and tok.endswith("⟩") else tok
+        out.append((key, m.start(), m.end()))
+    return out
+
+
+def word_diff(quoted: str, printed: str) -> tuple[str, int]:
+    """``… [-quoted-]{+printed+} …`` (one line, at most MAX_DIFF characters), and where in
+    ``printed`` the first difference starts. A hole matches any printed value."""
+    qt, pt = _tokens(quoted), _tokens(printed)
+    ops = difflib.SequenceMatcher(None, [t[0] for t in qt], [t[0] for t in pt],
+                                  autojunk=False).get_opcodes()
+    pieces: list[tuple[str, str, bool]] = []  # (kind "=" or "!", text, space after it)
+    first = None
+
+    def spaced(line: str, end: int) -> bool:
+        return end < len(line) and line[end].isspace()
+
+    def span(tokens: list[tuple[str, int, int]], a: int, b: int, line: str) -> str:
+        return " ".join(line[tokens[a][1]:tokens[b - 1][2]].split()) if b > a else ""
+
+    for tag, a1, a2, b1, b2 in ops:
+        if tag != "equal" and _values_only(qt[a1:a2], pt[b1:b2]):
+            tag = "equal"
+        if tag == "equal":
+            pieces.extend(("=", printed[t[1]:t[2]], spaced(printed, t[2])) for t in pt[b1:b2])
+            continue
+        if first is None:
+            first = pt[b1][1] if b1 < len(pt) else len(printed)
+        old, new = span(qt, a1, a2, quoted), span(pt, b1, b2, printed)
+        if not new:  # a deletion: spaced as the quote spaces it
+            q_before = quoted[qt[a1][1] - 1].isspace() if qt[a1][1] else False
+            after = False
+            if pieces and pieces[-1][2]:
+                if q_before:
+                    after = spaced(quoted, qt[a2 - 1][2])
+                else:
+                    pieces[-1] = (pieces[-1][0], pieces[-1][1], False)
+                    after = True
+            pieces.append(("!", f"[-{old}-]", after))
+            continue
+        after = spaced(printed, pt[b2 - 1][2]) if b2 > b1 else spaced(quoted, qt[a2 - 1][2])
+        pieces.append(("!", (f"[-{old}-]" if old else "") + (f"{{+{new}+}}" if new else ""),
+                       after))
+    if first is None:
+        return "(no difference within the line: the quote spans other lines)", 0
+    return _shorten(pieces), first
+
+
+def _values_only(quoted: list[tuple[str, int, int]], printed: list[tuple[str, int, int]]
+                 ) -> bool:
+    """A run of holes against a run of printed numbers (and their signs, brackets, commas)."""
+    return (bool(quoted) and bool(printed) and all(t[0] == _HOLE_KEY for t in quoted)
+            and all(_NUMBER_RE.fullmatch(t[0]) or t[0] in "-−+[](),，.%" for t in printed))
+
+
+def _shorten(pieces: list[tuple[str, str, bool]]) -> str:
+    """Changes with a few unchanged tokens around them; the rest elided as ``…``."""
+    whole = "".join(text + (" " if space else "") for _, text, space in pieces).strip()
+    if len(whole) <= SHORT_DIFF:
+        return whole
+    keep = [False] * len(pieces)
+    for i, (kind, _, _) in enumerate(pieces):
+        if kind == "!":
+            for j in range(max(0, i - _CONTEXT), min(len(pieces), i + _CONTEXT + 1)):
+                keep[j] = True
+    out = ""
+    for i, (_, text, space) in enumerate(pieces):
+        if keep[i]:
+            out += text + (" " if space else "")
+        elif not out.endswith("… "):
+            out += ("" if not out or out.endswith(" ") else " ") + "… "
+    out = out.strip()
+    return out if len(out) <= MAX_DIFF else out[:MAX_DIFF - 1] + "…"
 
 
 def read_value(raw: str, start: int) -> Printed:

@@ -9,7 +9,7 @@ hits), and the outcome is classified:
 - ``real``: a claim reacts with ``discrepancy``, ``unparsed``, ``fixed`` or ``error`` at a
   position (a value, or the place its message points at) on an edited line;
 - ``stale``: the only reaction is ``stale`` (the quote no longer resolves), together with the
-  ``error`` of claims that use a stale claim ("depends on claim ..., which is stale");
+  ``blocked`` verdicts of claims that use a stale claim ("blocked by ..., which is stale");
 - ``elsewhere``: some other non-passing reaction, but none at the edited lines (including an
   ``error`` of a check that has no note position, e.g. a re-run program that gives NaN);
 - ``missed``: every claim of the note still passes.
@@ -141,7 +141,8 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
     if not own:
         return Outcome(edit, ELSEWHERE, f"only dependent errors ({cascade})", names)
     if all(v.status == "stale" for v in own):
-        return Outcome(edit, STALE, "stale: " + ", ".join(v.id for v in own[:4])
+        return Outcome(edit, STALE, "stale: " + ", ".join(
+            v.id + (f" at line {v.where[0]}" if v.where else "") for v in own[:4])
                        + (f" (+{len(own) - 4})" if len(own) > 4 else "") + also, names)
     other = [v for v in own if v.status != "stale"]
     first = other[0]
@@ -155,8 +156,10 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
 
 
 def _cascade(verdict) -> bool:
-    """An ``error`` whose only complaint is that a claim it uses is not verified."""
-    return verdict.status == "error" and verdict.message.startswith("depends on claim ")
+    """A claim ``blocked`` by a failed claim it uses (before ``blocked``: an ``error`` whose
+    only complaint was that a claim it uses is not verified)."""
+    return verdict.status == "blocked" or (
+        verdict.status == "error" and verdict.message.startswith("depends on claim "))
 
 
 @dataclass
