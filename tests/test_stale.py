@@ -79,7 +79,8 @@ def test_closest_line_prefers_the_section_then_the_whole_note():
 
 
 def test_word_diff_tokens_cjk_per_character_and_math_per_token():
-    assert word_diff("温度越大，分布越平", "温度越大，分布越尖")[0] == "温度越大，分布越[-平-]{+尖+}"
+    cjk = word_diff("温度越大，分布越平", "温度越大，分布越尖")[0]
+    assert cjk == "温度越大，分布越[-平-]{+尖+}"
     diff, col = word_diff(r"s = q k / \sqrt{d_k} = ⟨s⟩", r"s = q k / d_k = 0.5")
     assert diff == r"s = q k / [-\sqrt{-]d_k[-}-] = 0.5" and col == 10
     # a hole matches any printed value; a long line shows its changes in context, bounded

@@ -391,23 +391,7 @@ class Engine:
             if not ref.formula:
                 verdict.values.append(self._value(ev, ref))
         verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
-        failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
-        verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
-        if failing:
-            first = next((v for v in failing if v.status == verdict.status), failing[0])
-            verdict.where = first.start
-            verdict.message = "; ".join(v.message for v in failing[:3])
-            if len(failing) > 3:
-                verdict.message += f"; and {len(failing) - 3} more"
-            roots = {v.root_cause for v in failing}
-            if None not in roots and claim.id not in roots:
-                verdict.root_cause = sorted(roots)[0]
-        else:
-            checked = sum(1 for v in verdict.values if v.status == VERIFIED)
-            verdict.message = f"{checked} value(s) verified"
-            if claim.kind == "property":
-                verdict.message = verdict.values[0].message  # "no counterexample in N examples"
-        return verdict
+        return settle(verdict)
 
     def _value(self, ev: Evaluation, ref: HoleRef) -> ValueVerdict:
         if ref.key not in ev.values:
@@ -467,6 +451,30 @@ class Engine:
             return None
         ref = next(h for h in ev.claim.holes if h.key == key)
         return self._value(ev, ref).status
+
+
+def settle(verdict: Verdict) -> Verdict:
+    """A claim's status, message, place and root cause from its values' (also after the
+    copies of a given value are compared: :mod:`verifiers.copies`)."""
+    failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
+    verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
+    verdict.root_cause = None
+    if failing:
+        first = next((v for v in failing if v.status == verdict.status), failing[0])
+        verdict.where = first.start
+        verdict.message = "; ".join(v.message for v in failing[:3])
+        if len(failing) > 3:
+            verdict.message += f"; and {len(failing) - 3} more"
+        roots = {v.root_cause for v in failing}
+        if None not in roots and verdict.id not in roots:
+            verdict.root_cause = sorted(roots)[0]
+    else:
+        verdict.where = verdict.span[0] if verdict.span else verdict.where
+        checked = sum(1 for v in verdict.values if v.status == VERIFIED)
+        verdict.message = f"{checked} value(s) verified"
+        if verdict.kind == "property":
+            verdict.message = verdict.values[0].message  # "no counterexample in N examples"
+    return verdict
 
 
 # The modules a claim's checker needs, imported before its budget starts: a deadline must
