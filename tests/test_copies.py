@@ -155,3 +155,14 @@ def test_first_printing_of_d_k_edited_in_the_real_note(tmp_path, capsys, monkeyp
     # no later copy of 64 is flagged; what is computed from d_k names the first printing
     assert all("printed 64" not in ln for ln in failing)
     assert all("(root cause: aat-4-1-dk)" in ln for ln in failing[1:])
+
+
+def test_a_widened_copy_is_not_compared(tmp_path):
+    root = _project(tmp_path)
+    (root / "claims" / "n" / "c.yaml").write_text(CLAIMS.replace(
+        "    check: {X2: X, d2: d}",
+        "    check: {X2: X, d2: d}\n    widen: {d2: {abs: 1, reason: rounded on purpose}}"),
+        encoding="utf-8")
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    assert ("given", "d") not in copy_groups(claims)

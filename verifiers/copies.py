@@ -95,7 +95,8 @@ def copy_groups(claims: Iterable[Claim]) -> dict[Hole, list[Copy]]:
     for claim in by_id.values():
         for name, entry in claim.check.items():
             source = _source(entry)
-            if source is None or source[0] == name or name not in claim.hole_names:
+            if (source is None or source[0] == name or name not in claim.hole_names
+                    or name in claim.widen):  # a copy printed on purpose at another precision
                 continue
             given = _given(by_id, claim, *source)
             if given is not None:
