@@ -284,6 +284,7 @@ MAX_DIFF = 160  # characters of a stale claim's diff
 MAX_LINE = 2_000  # a longer note line (a megabyte of numbers) is never a closest line
 SHORT_DIFF = 100  # a diff this short shows the whole line; a longer one, the changes in context
 _CONTEXT = 3  # unchanged tokens shown on each side of a change
+_COMPARED = 400  # characters of a line's skeleton compared when aligning
 _ALIGN_LIMIT = 20_000  # quote lines × note lines beyond which no closest line is looked for
 _TOKEN_RE = re.compile(
     r"⟨[^⟨⟩\n]*⟩"  # a hole (quote side)
@@ -329,7 +330,9 @@ def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> Closes
         nlines = [ln for lo, hi in area for ln in _lines(text, lo, hi)]
         if not nlines or len(qlines) * len(nlines) > _ALIGN_LIMIT:
             continue
-        best = _align(qlines, nlines)
+        aligned = _align(qlines, nlines)
+        if best is None or aligned[0] > best[0]:
+            best = aligned
         if best[0] >= 0.5:
             break
     if best is None:
@@ -354,8 +357,8 @@ def _align(qlines: list[str], nlines: list[tuple[int, str]]
     chosen = [i for i in starts if hits[i] == most]
     scored = []
     for i in chosen:
-        sims = [difflib.SequenceMatcher(None, qskel[k], nskel[i + k], autojunk=False).ratio()
-                for k in range(size)]
+        sims = [difflib.SequenceMatcher(None, qskel[k][:_COMPARED], nskel[i + k][:_COMPARED],
+                                        autojunk=False).ratio() for k in range(size)]
         scored.append((sum(sims) / size, -i, sims))
     mean, neg_i, sims = max(scored)
     i = -neg_i
