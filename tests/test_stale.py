@@ -153,3 +153,19 @@ def test_blocked_claims_follow_their_root_in_github_output(tmp_path, capsys, mon
     rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "c\\.yaml" in ln]
     assert [r.split(" | ")[1] for r in rows] == ["stale", "blocked", "blocked"]
     assert rows[0].startswith("| notes/n\\.txt:4:7 | stale | root ")
+
+
+def test_a_quoted_sentence_of_a_longer_line_is_compared_with_its_part_of_the_line():
+    """The planted pl-l1-jacobian-rowsum-one: the quote is one sentence of a paragraph line."""
+    line = ("因为 $\\mathrm{diag}(p)_{ij}=\\delta_{ij}p_i$。$J$ 是对称矩阵，而且每一行的和为 1："
+            "$\\sum_jp_i(\\delta_{ij}-p_j)=0$。这正是平移不变性的导数版本。")
+    note = "§5 导数\n$J$ 的定义见上。\n" + line + "\n下一段。\n"
+    close = closest_line(note, "$J$ 是对称矩阵，而且每一行的和为 0：", [(0, len(note))])
+    assert close.line == line
+    assert close.diff == "… $J$ 是对称矩阵，而且每一行的和为 [-0-]{+1+}：…"
+    assert close.offset == note.index("1：")
+    # a formula hole stands for the LaTeX it reads
+    close = closest_line(note, "而且每一行的和为 0：$⟪F⟫$。这正是平移不变性的导数版本",
+                         [(0, len(note))])
+    assert close.diff.startswith("… 而且每一行的和为 [-0-]{+1+}：$\\sum_jp_i")
+    assert "[-⟪F⟫-]" not in close.diff

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -285,15 +286,17 @@ MAX_LINE = 2_000  # a longer note line (a megabyte of numbers) is never a closes
 SHORT_DIFF = 100  # a diff this short shows the whole line; a longer one, the changes in context
 _CONTEXT = 3  # unchanged tokens shown on each side of a change
 _COMPARED = 400  # characters of a line's skeleton compared when aligning
-_ALIGN_LIMIT = 20_000  # quote lines × note lines beyond which no closest line is looked for
+_ALIGN_LIMIT = 2_000_000  # quote lines × note lines beyond which no closest line is looked for
+_SCORED = 20_000  # line similarities computed at most, over the most promising windows
 _TOKEN_RE = re.compile(
-    r"⟨[^⟨⟩\n]*⟩"  # a hole (quote side)
+    r"⟨[^⟨⟩\n]*⟩|⟪[^⟪⟫\n]*⟫"  # a hole or a formula hole (quote side)
     r"|\\[A-Za-z]+|\\."  # a LaTeX command or escaped character
     r"|\d+(?:[.,]\d+)*%?"  # a number
     r"|[A-Za-z][A-Za-z0-9_']*"  # a Latin word or a math name (d_k)
     r"|\S",  # anything else, one character (a CJK character, an operator)
 )
 _HOLE_KEY = "\0value"
+_FORMULA_KEY = "\0formula"
 
 
 def _skeleton(line: str) -> str:
@@ -352,13 +355,24 @@ def _align(qlines: list[str], nlines: list[tuple[int, str]]
     size = min(len(qskel), len(nskel))
     # Windows sharing the most identical lines first: only those are scored in full.
     starts = range(len(nskel) - size + 1)
-    hits = [sum(qskel[k] == nskel[i + k] for k in range(size)) for i in starts]
+    where: dict[str, list[int]] = {}
+    for j, line in enumerate(nskel):
+        where.setdefault(line, []).append(j)
+    hits = [0] * len(starts)
+    for k in range(size):
+        for j in where.get(qskel[k], ()):
+            if 0 <= j - k < len(hits):
+                hits[j - k] += 1
     most = max(hits)
     chosen = [i for i in starts if hits[i] == most]
+    if len(chosen) * size > _SCORED:  # nothing identical: the windows most alike by characters
+        bags = [Counter(q[:_COMPARED]) for q in qskel[:size]]
+        nbags = [Counter(n[:_COMPARED]) for n in nskel]
+        rough = {i: sum((bags[k] & nbags[i + k]).total() for k in range(size)) for i in chosen}
+        chosen = sorted(chosen, key=lambda i: (-rough[i], i))[:max(1, _SCORED // size)]
     scored = []
     for i in chosen:
-        sims = [difflib.SequenceMatcher(None, qskel[k][:_COMPARED], nskel[i + k][:_COMPARED],
-                                        autojunk=False).ratio() for k in range(size)]
+        sims = [_alike(qskel[k], nskel[i + k]) for k in range(size)]
         scored.append((sum(sims) / size, -i, sims))
     mean, neg_i, sims = max(scored)
     i = -neg_i
@@ -366,6 +380,20 @@ def _align(qlines: list[str], nlines: list[tuple[int, str]]
     tokens = [_token_similarity(qlines[k], nlines[i + k][1]) for k in range(size)]
     k = min(range(size), key=lambda k: (tokens[k], sims[k], k))
     return mean, k, nlines[i:i + size], sims
+
+
+def _alike(quoted: str, printed: str) -> float:
+    """Similarity of two skeletons; a quote line that is part of a longer note line (a
+    sentence of a paragraph) counts by how much of it the line holds in runs of 3 or more."""
+    if quoted == printed:
+        return 1.0
+    quoted = quoted[:_COMPARED]
+    matcher = difflib.SequenceMatcher(None, quoted, printed[:_COMPARED * 5], autojunk=False)
+    alike = matcher.ratio()
+    if quoted and len(printed) > 1.5 * len(quoted):
+        held = sum(b.size for b in matcher.get_matching_blocks() if b.size >= 3)
+        alike = max(alike, 0.9 * held / len(quoted))
+    return alike
 
 
 def _token_similarity(quoted: str, printed: str) -> float:
@@ -389,7 +417,8 @@ def _tokens(line: str) -> list[tuple[str, int, int]]:
     out = []
     for m in _TOKEN_RE.finditer(line):
         tok = m.group()
-        key = _HOLE_KEY if tok.startswith("⟨") and tok.endswith("⟩") else tok
+        key = (_HOLE_KEY if tok.startswith("⟨") and tok.endswith("⟩") else
+               _FORMULA_KEY if tok.startswith("⟪") and tok.endswith("⟫") else tok)
         out.append((key, m.start(), m.end()))
     return out
 
@@ -398,8 +427,18 @@ def word_diff(quoted: str, printed: str) -> tuple[str, int]:
     """``… [-quoted-]{+printed+} …`` (one line, at most MAX_DIFF characters), and where in
     ``printed`` the first difference starts. A hole matches any printed value."""
     qt, pt = _tokens(quoted), _tokens(printed)
-    ops = difflib.SequenceMatcher(None, [t[0] for t in qt], [t[0] for t in pt],
-                                  autojunk=False).get_opcodes()
+    ops = _opcodes(qt, pt)
+    if qt and all(t[0] != _FORMULA_KEY for t in qt):
+        # A quote may be a part of a longer line: compare it with the part of the line that
+        # starts where its first matching run does, and is about as long as the quote.
+        first = next(((a1, b1) for tag, a1, _, b1, _ in ops if tag == "equal"), None)
+        if first is not None and len(pt) > len(qt) + 2:
+            lo = max(0, first[1] - first[0])
+            hi = min(len(pt), lo + len(qt) + 2)
+            window = _opcodes(qt, pt[lo:hi])
+            ops = ([("insert", 0, 0, 0, lo)] if lo else []) + [
+                (tag, a1, a2, b1 + lo, b2 + lo) for tag, a1, a2, b1, b2 in window] + (
+                [("insert", len(qt), len(qt), hi, len(pt))] if hi < len(pt) else [])
     pieces: list[tuple[str, str, bool]] = []  # (kind "=" or "!", text, space after it)
     first = None
 
@@ -412,6 +451,10 @@ def word_diff(quoted: str, printed: str) -> tuple[str, int]:
     for tag, a1, a2, b1, b2 in ops:
         if tag != "equal" and _values_only(qt[a1:a2], pt[b1:b2]):
             tag = "equal"
+        if tag == "insert" and a1 in (0, len(qt)) and qt:  # the line goes on around the quote
+            if not pieces or pieces[-1][0] != "~":
+                pieces.append(("~", "…", True))
+            continue
         if tag == "equal":
             pieces.extend(("=", printed[t[1]:t[2]], spaced(printed, t[2])) for t in pt[b1:b2])
             continue
@@ -437,9 +480,18 @@ def word_diff(quoted: str, printed: str) -> tuple[str, int]:
     return _shorten(pieces), first
 
 
+def _opcodes(qt: list[tuple[str, int, int]], pt: list[tuple[str, int, int]]
+             ) -> list[tuple[str, int, int, int, int]]:
+    return difflib.SequenceMatcher(None, [t[0] for t in qt], [t[0] for t in pt],
+                                   autojunk=False).get_opcodes()
+
+
 def _values_only(quoted: list[tuple[str, int, int]], printed: list[tuple[str, int, int]]
                  ) -> bool:
-    """A run of holes against a run of printed numbers (and their signs, brackets, commas)."""
+    """A run of holes against a run of printed numbers (and their signs, brackets, commas),
+    or a formula hole against any printed run (the LaTeX it stands for)."""
+    if quoted and printed and all(t[0] == _FORMULA_KEY for t in quoted):
+        return True
     return (bool(quoted) and bool(printed) and all(t[0] == _HOLE_KEY for t in quoted)
             and all(_NUMBER_RE.fullmatch(t[0]) or t[0] in "-−+[](),，.%" for t in printed))
 
