@@ -285,6 +285,7 @@ MAX_DIFF = 160  # characters of a stale claim's diff
 MAX_LINE = 2_000  # a longer note line (a megabyte of numbers) is never a closest line
 SHORT_DIFF = 100  # a diff this short shows the whole line; a longer one, the changes in context
 _CONTEXT = 3  # unchanged tokens shown on each side of a change
+_CUTOFF = 0.3  # a closest line is at least this alike (difflib's ratio of the skeletons)
 _COMPARED = 400  # characters of a line's skeleton compared when aligning
 _ALIGN_LIMIT = 2_000_000  # quote lines × note lines beyond which no closest line is looked for
 _SCORED = 20_000  # line similarities computed at most, over the most promising windows
@@ -338,7 +339,7 @@ def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> Closes
             best = aligned
         if best[0] >= 0.5:
             break
-    if best is None:
+    if best is None or best[0] < _CUTOFF:  # nothing alike: no line is pointed at
         return None
     _, k, window, sims = best
     offset, raw = window[k]
