@@ -222,7 +222,8 @@ def test_stale_quote_shows_the_closest_line(tmp_path, capsys):
     assert code == 1
     claim = data["claims"][0]
     assert claim["status"] == "stale" and claim["span"] is None
-    assert "closest line: 'sum = 0.25 + 0.5 = 0.75'" in claim["message"]
+    assert "closest line: [-total-]{+sum+} = 0.25 + 0.5 = 0.75" in claim["message"]
+    assert claim["where"] == {"line": 4, "col": 1}
 
 
 def test_quote_found_twice_is_stale(tmp_path, capsys):

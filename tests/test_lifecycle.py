@@ -54,7 +54,8 @@ def test_claim_over_budget_is_a_located_error_that_depends_on_time(
     assert (slow.id, slow.status, slow.claim_place) == ("slow", "error", (3, 1))
     assert slow.message == "claim took longer than its budget of 0.5 s"
     assert slow.depends_on_time
-    assert after.status == "error" and "depends on claim 'slow'" in after.message
+    assert after.status == "blocked" and after.message == "blocked by slow, which is error"
+    assert after.root_cause == "slow"
     assert after.depends_on_time  # its outcome came from the clock too: never cached
 
 

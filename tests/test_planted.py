@@ -98,7 +98,7 @@ def test_classify_each_outcome():
     assert classify(edit, {5}, [ok, _verdict("d", "discrepancy", 9)], {}).outcome == ELSEWHERE
     assert classify(edit, {5}, [ok], {}).outcome == MISSED
     stale = _verdict("s", "stale")
-    cascade = _verdict("u", "error", message="depends on claim 's', which is stale")
+    cascade = _verdict("u", "blocked", message="blocked by s, which is stale")
     assert classify(edit, {5}, [stale, cascade], {}).outcome == STALE
     broken = _verdict("b", "error", message="value of 'p': value is not finite: nan")
     out = classify(edit, {5}, [stale, broken], {})

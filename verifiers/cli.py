@@ -18,7 +18,7 @@ from verifiers.budget import CLAIM_SECONDS, RUN_SECONDS, Budget
 from verifiers.keywords import KeywordError, compile_keywords
 from verifiers.run import InputError, RunResult, run
 from verifiers.textsafe import printable, safe_stem
-from verifiers.verdicts import STATUSES, Verdict, summary
+from verifiers.verdicts import STATUSES, Verdict, after_roots, summary
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -173,9 +173,8 @@ def check(args: argparse.Namespace) -> int:
     if args.format == "github":
         github_output(result)
     else:
-        for v in result.verdicts:
-            if v.status != "verified":
-                print(console_line(result, v))
+        for v in after_roots([v for v in result.verdicts if v.status != "verified"]):
+            print(console_line(result, v))  # a blocked claim right after the claim blocking it
     new_text = uncovered_changes(result) if result.changes is not None else []
     for line in new_text:
         print(line)

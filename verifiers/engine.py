@@ -32,6 +32,7 @@ from verifiers.pins import apply_pin
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
 from verifiers.verdicts import (
+    BLOCKED,
     DISCREPANCY,
     ERROR,
     GIVEN,
@@ -50,16 +51,20 @@ POINT, INTERVAL = "point", "interval"
 
 
 class ClaimFailure(Exception):
-    """A claim cannot be evaluated (status ``error`` or ``stale``)."""
+    """A claim cannot be evaluated (status ``error``, ``stale``, or ``blocked`` by one that
+    cannot)."""
 
     def __init__(self, status: str, message: str, line: int | None = None,
-                 depends_on_time: bool = False) -> None:
+                 depends_on_time: bool = False, where: int | None = None,
+                 root: str | None = None, root_status: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.line = line  # the claim file's line of the expression that failed, if one did
-        self.where: tuple[int, int] | None = None  # the note position a stale quote points at
         self.depends_on_time = depends_on_time  # a budget ran out, here or upstream
+        self.where = where  # a note offset: a stale quote's closest line, an ambiguous candidate
+        self.root = root  # blocked: the failed claim upstream where the failure starts
+        self.root_status = root_status  # ... and its status (stale or error)
 
 
 def _evaluate(entry: tuple[ex.Expr, int], scope: Mapping[str, Any], mode: str) -> Any:
@@ -262,11 +267,12 @@ class Engine:
             ev.match = find(ev.note.text, claim.text, scopes, displays=ev.note.displays,
                             near=claim.near, after=claim.after)
         except ResolveError as err:
-            hint = f"; closest line: {err.hint!r}" if err.hint else ""
+            hint = f"; closest line: {err.hint}" if err.hint else ""
             failure = ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
-                                   None if err.stale else claim.text_line or claim.line)
-            if err.at is not None:  # a candidate of an ambiguous quote, where matching stopped
-                failure.where = ev.note.position(err.at)
+                                   None if err.stale else claim.text_line or claim.line,
+                                   where=err.where if err.stale else None)
+            if failure.where is None and err.at is not None:  # a candidate of an ambiguous
+                failure.where = err.at  # quote, or where matching stopped
             raise failure from None
         if claim.kind in ("symbolic", "property"):
             return  # values: the relations of its formulas / the law's search, in _verdict
@@ -292,9 +298,12 @@ class Engine:
         if hole not in up.claim.hole_names:
             raise ClaimFailure(ERROR, f"uses: claim {claim_id!r} has no hole {hole!r}"
                                f"{did_you_mean(hole, up.claim.hole_names)}", line)
-        if up.failure is not None:
-            raise ClaimFailure(ERROR, f"depends on claim {claim_id!r}, which is "
-                               f"{up.failure.status}", line, up.failure.depends_on_time)
+        if up.failure is not None:  # blocked: named by the claim where the failure starts
+            root = up.failure.root or claim_id
+            status = up.failure.status if up.failure.root is None else up.failure.root_status
+            through = f" (through {claim_id})" if root != claim_id else ""
+            raise ClaimFailure(BLOCKED, f"blocked by {root}, which is {status}{through}", line,
+                               up.failure.depends_on_time, root=root, root_status=status)
         return up
 
     def _assess(self, ev: Evaluation, name: str) -> None:
@@ -366,7 +375,9 @@ class Engine:
                 verdict.message = "; ".join(p.message for p in claim.problems)
             elif ev.failure.line is not None:  # an expression failed: point at its YAML line
                 verdict.claim_place = (ev.failure.line, 1)
-            verdict.where = ev.failure.where
+            if ev.failure.where is not None and ev.note is not None:  # stale: the closest line
+                verdict.where = ev.note.position(ev.failure.where)
+            verdict.root_cause = ev.failure.root
             return verdict
         note, match = ev.note, ev.match
         verdict.span = (note.position(match.start), note.position(match.end))
@@ -389,23 +400,7 @@ class Engine:
             if not (ref.formula or ref.word):  # word holes: read by the property's check
                 verdict.values.append(self._value(ev, ref))
         verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
-        failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
-        verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
-        if failing:
-            first = next((v for v in failing if v.status == verdict.status), failing[0])
-            verdict.where = first.start
-            verdict.message = "; ".join(v.message for v in failing[:3])
-            if len(failing) > 3:
-                verdict.message += f"; and {len(failing) - 3} more"
-            roots = {v.root_cause for v in failing}
-            if None not in roots and claim.id not in roots:
-                verdict.root_cause = sorted(roots)[0]
-        else:
-            checked = sum(1 for v in verdict.values if v.status == VERIFIED)
-            verdict.message = f"{checked} value(s) verified"
-            if claim.kind == "property":
-                verdict.message = verdict.values[0].message  # "no counterexample in N examples"
-        return verdict
+        return settle(verdict)
 
     def _value(self, ev: Evaluation, ref: HoleRef) -> ValueVerdict:
         if ref.key not in ev.values:
@@ -465,6 +460,30 @@ class Engine:
             return None
         ref = next(h for h in ev.claim.holes if h.key == key)
         return self._value(ev, ref).status
+
+
+def settle(verdict: Verdict) -> Verdict:
+    """A claim's status, message, place and root cause from its values' (also after the
+    copies of a given value are compared: :mod:`verifiers.copies`)."""
+    failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
+    verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
+    verdict.root_cause = None
+    if failing:
+        first = next((v for v in failing if v.status == verdict.status), failing[0])
+        verdict.where = first.start
+        verdict.message = "; ".join(v.message for v in failing[:3])
+        if len(failing) > 3:
+            verdict.message += f"; and {len(failing) - 3} more"
+        roots = {v.root_cause for v in failing}
+        if None not in roots and verdict.id not in roots:
+            verdict.root_cause = sorted(roots)[0]
+    else:
+        verdict.where = verdict.span[0] if verdict.span else verdict.where
+        checked = sum(1 for v in verdict.values if v.status == VERIFIED)
+        verdict.message = f"{checked} value(s) verified"
+        if verdict.kind == "property":
+            verdict.message = verdict.values[0].message  # "no counterexample in N examples"
+    return verdict
 
 
 # The modules a claim's checker needs, imported before its budget starts: a deadline must

@@ -5,6 +5,9 @@ value the engine computed, rendered at the printed precision. A value that is
 wrong only because an input upstream is wrong is listed, not rewritten: once
 its root is fixed it may verify as printed, or show its own error then.
 Symbolic steps and model outputs are listed too (their fix is the author's).
+The printings of a given value are compared with each other first (:mod:`verifiers.copies`):
+only a printing that differs from the majority is rewritten, to the majority's value; a copy
+that agrees with the majority verifies, so the majority is never rewritten to a minority.
 
 ``--write`` (:func:`write_fixed`) changes nothing but the numbers: each line keeps its
 own ending (LF, CRLF or a lone CR, mixed as they are), the BOM and the file's mode stay,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -65,12 +66,13 @@ class ResolveError(Exception):
     """The quote is not in the note (stale) or a printed value is unreadable."""
 
     def __init__(self, message: str, stale: bool = True, hint: str | None = None,
-                 at: int | None = None) -> None:
+                 at: int | None = None, where: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.stale = stale
-        self.hint = hint
+        self.hint = hint  # a stale quote: how it differs from its closest line
         self.at = at  # where the message points in the note: a candidate, where matching stopped
+        self.where = where  # a stale quote: its closest line's first difference (an offset)
 
 
 @dataclass(frozen=True)
@@ -385,13 +387,14 @@ def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
         failing = len(lines) - 1
     while failing is not None and failing < len(lines) - 1 and not lines[failing].strip():
         failing += 1
+    close = closest_line(text, quote, scopes)
+    hint, where = (close.diff, close.offset) if close else (None, None)
     if failing is None or len(lines) == 1 or not lines[failing].strip():
-        return ResolveError("quoted text not found in the note",
-                            hint=closest_line(text, quote, scopes))
+        return ResolveError("quoted text not found in the note", hint=hint, where=where)
     bad = lines[failing].strip()
     stop = min(end for _, end in matched.values()) if len(matched) == 1 else None
     return ResolveError(f"quoted text not found in the note: quote line {failing + 1} "
-                        f"{bad!r} does not match", hint=closest_line(text, bad, scopes), at=stop)
+                        f"{bad!r} does not match", hint=hint, where=where, at=stop)
 
 
 _ROW_JOIN = re.compile(r"((?:&\s*)?(?:=|\\approx|\\le|\\ge|<|>)\s*)(\\\\)")
@@ -409,18 +412,249 @@ def _formula(text: str, a: int, b: int, units: dict[int, Display]) -> Printed:
     return Printed(body, unit.body_start, unit.body_end, (), ())
 
 
-def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> str | None:
-    """The note line most like the quote's most distinctive line (for stale messages)."""
-    lines = [ln.strip() for ln in HOLE_RE.sub("…", quote).splitlines() if ln.strip()]
-    if not lines:
+@dataclass(frozen=True)
+class Closest:
+    """Where a stale quote most likely was: a note line and how the quote differs from it."""
+
+    offset: int  # in the note's text: the first differing character of the line (or its start)
+    line: str  # the note line, stripped
+    diff: str  # one line: ``… [-quoted-]{+printed+} …``, bounded length
+
+
+MAX_DIFF = 160  # characters of a stale claim's diff
+MAX_LINE = 2_000  # a longer note line (a megabyte of numbers) is never a closest line
+SHORT_DIFF = 100  # a diff this short shows the whole line; a longer one, the changes in context
+_CONTEXT = 3  # unchanged tokens shown on each side of a change
+_CUTOFF = 0.3  # a closest line is at least this alike (difflib's ratio of the skeletons)
+_COMPARED = 400  # characters of a line's skeleton compared when aligning
+_ALIGN_LIMIT = 2_000_000  # quote lines × note lines beyond which no closest line is looked for
+_SCORED = 20_000  # line similarities computed at most, over the most promising windows
+_TOKEN_RE = re.compile(
+    r"⟨[^⟨⟩\n]*⟩|⟪[^⟪⟫\n]*⟫"  # a hole or a formula hole (quote side)
+    r"|\\[A-Za-z]+|\\."  # a LaTeX command or escaped character
+    r"|\d+(?:[.,]\d+)*%?"  # a number
+    r"|[A-Za-z][A-Za-z0-9_']*"  # a Latin word or a math name (d_k)
+    r"|\S",  # anything else, one character (a CJK character, an operator)
+)
+_HOLE_KEY = "\0value"
+_FORMULA_KEY = "\0formula"
+
+
+def _skeleton(line: str) -> str:
+    """A line for comparing: no whitespace, holes and printed numbers alike."""
+    return re.sub(r"\s+", "", _NUMBER_RE.sub("…", HOLE_RE.sub("…", line)))
+
+
+def _lines(text: str, lo: int, hi: int) -> list[tuple[int, str]]:
+    """(offset, text) of the non-blank lines that start within [lo, hi)."""
+    out = []
+    pos = lo
+    for raw in text[lo:hi].split("\n"):
+        if raw.strip() and len(raw) <= MAX_LINE:
+            out.append((pos, raw))
+        pos += len(raw) + 1
+    return out
+
+
+def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> Closest | None:
+    """The note line a stale quote most likely was on, with a word-level diff against it.
+
+    The quote's lines are aligned with the note's lines (consecutive non-blank lines, as
+    many as the quote has) within the claim's scopes first, then the whole note when no
+    line there is even half alike: the window whose lines are most alike wins (ties: the
+    first). Within it, the quote line that differs most is the edited one, and it is
+    compared with the note line it is aligned with, not with a neighbour that happens to
+    be longer or unchanged.
+    """
+    qlines = [ln.strip() for ln in quote.splitlines() if ln.strip()]
+    if not qlines:
         return None
-    probe = max(lines, key=len)
-    candidates: list[str] = []
-    for start, end in scopes:
-        candidates.extend(ln.strip() for ln in text[start:end].splitlines() if ln.strip())
-    skeletons = {_NUMBER_RE.sub("…", c): c for c in reversed(candidates)}
-    best = difflib.get_close_matches(_NUMBER_RE.sub("…", probe), list(skeletons), n=1, cutoff=0.3)
-    return skeletons[best[0]] if best else None
+    best = None
+    for area in (scopes, [(0, len(text))]):
+        nlines = [ln for lo, hi in area for ln in _lines(text, lo, hi)]
+        if not nlines or len(qlines) * len(nlines) > _ALIGN_LIMIT:
+            continue
+        aligned = _align(qlines, nlines)
+        if best is None or aligned[0] > best[0]:
+            best = aligned
+        if best[0] >= 0.5:
+            break
+    if best is None or best[0] < _CUTOFF:  # nothing alike: no line is pointed at
+        return None
+    _, k, window, sims = best
+    offset, raw = window[k]
+    diff, first_change = word_diff(qlines[k], raw.strip())
+    lead = len(raw) - len(raw.lstrip())
+    return Closest(offset + lead + first_change, raw.strip(), diff)
+
+
+def _align(qlines: list[str], nlines: list[tuple[int, str]]
+           ) -> tuple[float, int, list[tuple[int, str]], list[float]]:
+    """(mean similarity, index of the most changed quote line, the window, similarities)."""
+    qskel = [_skeleton(ln) for ln in qlines]
+    nskel = [_skeleton(raw) for _, raw in nlines]
+    size = min(len(qskel), len(nskel))
+    # Windows sharing the most identical lines first: only those are scored in full.
+    starts = range(len(nskel) - size + 1)
+    where: dict[str, list[int]] = {}
+    for j, line in enumerate(nskel):
+        where.setdefault(line, []).append(j)
+    hits = [0] * len(starts)
+    for k in range(size):
+        for j in where.get(qskel[k], ()):
+            if 0 <= j - k < len(hits):
+                hits[j - k] += 1
+    most = max(hits)
+    chosen = [i for i in starts if hits[i] == most]
+    if len(chosen) * size > _SCORED:  # nothing identical: the windows most alike by characters
+        bags = [Counter(q[:_COMPARED]) for q in qskel[:size]]
+        nbags = [Counter(n[:_COMPARED]) for n in nskel]
+        rough = {i: sum((bags[k] & nbags[i + k]).total() for k in range(size)) for i in chosen}
+        chosen = sorted(chosen, key=lambda i: (-rough[i], i))[:max(1, _SCORED // size)]
+    scored = []
+    for i in chosen:
+        sims = [_alike(qskel[k], nskel[i + k]) for k in range(size)]
+        scored.append((sum(sims) / size, -i, sims))
+    mean, neg_i, sims = max(scored)
+    i = -neg_i
+    # the most changed line, token by token (a literal number edited counts here)
+    tokens = [_token_similarity(qlines[k], nlines[i + k][1]) for k in range(size)]
+    k = min(range(size), key=lambda k: (tokens[k], sims[k], k))
+    return mean, k, nlines[i:i + size], sims
+
+
+def _alike(quoted: str, printed: str) -> float:
+    """Similarity of two skeletons; a quote line that is part of a longer note line (a
+    sentence of a paragraph) counts by how much of it the line holds in runs of 3 or more."""
+    if quoted == printed:
+        return 1.0
+    quoted = quoted[:_COMPARED]
+    matcher = difflib.SequenceMatcher(None, quoted, printed[:_COMPARED * 5], autojunk=False)
+    alike = matcher.ratio()
+    if quoted and len(printed) > 1.5 * len(quoted):
+        held = sum(b.size for b in matcher.get_matching_blocks() if b.size >= 3)
+        alike = max(alike, 0.9 * held / len(quoted))
+    return alike
+
+
+def _token_similarity(quoted: str, printed: str) -> float:
+    """How alike two lines are, token by token (a hole is alike to any printed value)."""
+    qt, pt = _tokens(quoted), _tokens(printed)
+    if not qt and not pt:
+        return 1.0
+    same = 0
+    ops = difflib.SequenceMatcher(None, [t[0] for t in qt], [t[0] for t in pt],
+                                  autojunk=False).get_opcodes()
+    for tag, a1, a2, b1, b2 in ops:
+        if tag == "equal":
+            same += a2 - a1
+        elif _values_only(qt[a1:a2], pt[b1:b2]):
+            same += (a2 - a1 + b2 - b1) / 2
+    return 2 * same / (len(qt) + len(pt))
+
+
+def _tokens(line: str) -> list[tuple[str, int, int]]:
+    """(comparison key, start, end) of each token: CJK per character, words and numbers whole."""
+    out = []
+    for m in _TOKEN_RE.finditer(line):
+        tok = m.group()
+        key = (_HOLE_KEY if tok.startswith("⟨") and tok.endswith("⟩") else
+               _FORMULA_KEY if tok.startswith("⟪") and tok.endswith("⟫") else tok)
+        out.append((key, m.start(), m.end()))
+    return out
+
+
+def word_diff(quoted: str, printed: str) -> tuple[str, int]:
+    """``… [-quoted-]{+printed+} …`` (one line, at most MAX_DIFF characters), and where in
+    ``printed`` the first difference starts. A hole matches any printed value."""
+    qt, pt = _tokens(quoted), _tokens(printed)
+    ops = _opcodes(qt, pt)
+    if qt and all(t[0] != _FORMULA_KEY for t in qt):
+        # A quote may be a part of a longer line: compare it with the part of the line that
+        # starts where its first matching run does, and is about as long as the quote.
+        first = next(((a1, b1) for tag, a1, _, b1, _ in ops if tag == "equal"), None)
+        if first is not None and len(pt) > len(qt) + 2:
+            lo = max(0, first[1] - first[0])
+            hi = min(len(pt), lo + len(qt) + 2)
+            window = _opcodes(qt, pt[lo:hi])
+            ops = ([("insert", 0, 0, 0, lo)] if lo else []) + [
+                (tag, a1, a2, b1 + lo, b2 + lo) for tag, a1, a2, b1, b2 in window] + (
+                [("insert", len(qt), len(qt), hi, len(pt))] if hi < len(pt) else [])
+    pieces: list[tuple[str, str, bool]] = []  # (kind "=" or "!", text, space after it)
+    first = None
+
+    def spaced(line: str, end: int) -> bool:
+        return end < len(line) and line[end].isspace()
+
+    def span(tokens: list[tuple[str, int, int]], a: int, b: int, line: str) -> str:
+        return " ".join(line[tokens[a][1]:tokens[b - 1][2]].split()) if b > a else ""
+
+    for tag, a1, a2, b1, b2 in ops:
+        if tag != "equal" and _values_only(qt[a1:a2], pt[b1:b2]):
+            tag = "equal"
+        if tag == "insert" and a1 in (0, len(qt)) and qt:  # the line goes on around the quote
+            if not pieces or pieces[-1][0] != "~":
+                pieces.append(("~", "…", True))
+            continue
+        if tag == "equal":
+            pieces.extend(("=", printed[t[1]:t[2]], spaced(printed, t[2])) for t in pt[b1:b2])
+            continue
+        if first is None:
+            first = pt[b1][1] if b1 < len(pt) else len(printed)
+        old, new = span(qt, a1, a2, quoted), span(pt, b1, b2, printed)
+        if not new:  # a deletion: spaced as the quote spaces it
+            q_before = quoted[qt[a1][1] - 1].isspace() if qt[a1][1] else False
+            after = False
+            if pieces and pieces[-1][2]:
+                if q_before:
+                    after = spaced(quoted, qt[a2 - 1][2])
+                else:
+                    pieces[-1] = (pieces[-1][0], pieces[-1][1], False)
+                    after = True
+            pieces.append(("!", f"[-{old}-]", after))
+            continue
+        after = spaced(printed, pt[b2 - 1][2]) if b2 > b1 else spaced(quoted, qt[a2 - 1][2])
+        pieces.append(("!", (f"[-{old}-]" if old else "") + (f"{{+{new}+}}" if new else ""),
+                       after))
+    if first is None:
+        return "(no difference within the line: the quote spans other lines)", 0
+    return _shorten(pieces), first
+
+
+def _opcodes(qt: list[tuple[str, int, int]], pt: list[tuple[str, int, int]]
+             ) -> list[tuple[str, int, int, int, int]]:
+    return difflib.SequenceMatcher(None, [t[0] for t in qt], [t[0] for t in pt],
+                                   autojunk=False).get_opcodes()
+
+
+def _values_only(quoted: list[tuple[str, int, int]], printed: list[tuple[str, int, int]]
+                 ) -> bool:
+    """A run of holes against a run of printed numbers (and their signs, brackets, commas),
+    or a formula hole against any printed run (the LaTeX it stands for)."""
+    if quoted and printed and all(t[0] == _FORMULA_KEY for t in quoted):
+        return True
+    return (bool(quoted) and bool(printed) and all(t[0] == _HOLE_KEY for t in quoted)
+            and all(_NUMBER_RE.fullmatch(t[0]) or t[0] in "-−+[](),，.%" for t in printed))
+
+
+def _shorten(pieces: list[tuple[str, str, bool]]) -> str:
+    """Changes with a few unchanged tokens around them; the rest elided as ``…``."""
+    whole = "".join(text + (" " if space else "") for _, text, space in pieces).strip()
+    if len(whole) <= SHORT_DIFF:
+        return whole
+    keep = [False] * len(pieces)
+    for i, (kind, _, _) in enumerate(pieces):
+        if kind == "!":
+            for j in range(max(0, i - _CONTEXT), min(len(pieces), i + _CONTEXT + 1)):
+                keep[j] = True
+    out = ""
+    for i, (_, text, space) in enumerate(pieces):
+        if keep[i]:
+            out += text + (" " if space else "")
+        elif not out.endswith("… "):
+            out += ("" if not out or out.endswith(" ") else " ") + "… "
+    out = out.strip()
+    return out if len(out) <= MAX_DIFF else out[:MAX_DIFF - 1] + "…"
 
 
 def read_value(raw: str, start: int) -> Printed:

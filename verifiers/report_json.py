@@ -7,7 +7,7 @@ from typing import Any
 
 # Moved to verifiers.files; the old name stays for callers on other branches.
 from verifiers.run import RunResult
-from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, summary
+from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, after_roots, summary
 
 VERSION = 1
 
@@ -32,6 +32,7 @@ def claim_json(v: Verdict, inferred: bool = False,
         "status": v.status,
         "message": v.message,
         "root_cause": v.root_cause,
+        "where": _pos(v.where),  # the note position the message points at (stale: closest line)
         "span": None if v.span is None else {"start": _pos(v.span[0]), "end": _pos(v.span[1])},
         "values": [
             {
@@ -77,7 +78,10 @@ def report(result: RunResult) -> dict[str, Any]:
         "version": VERSION,
         "summary": summary(result.verdicts),
         "steps": step_counts(result.verdicts),
-        "claims": [claim_json(v, v.id in inferred, constants.get(v.id)) for v in result.verdicts],
+        # claim-file order, except that a claim blocked by (or inheriting from) another
+        # comes right after it
+        "claims": [claim_json(v, v.id in inferred, constants.get(v.id))
+                   for v in after_roots(result.verdicts)],
     }
 
 

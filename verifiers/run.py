@@ -155,6 +155,9 @@ def run(
             store.put(verdict)
         verdicts.append(verdict)
     verdicts.sort(key=lambda v: (v.file, v.line))
+    from verifiers.copies import reconcile
+
+    verdicts = reconcile(verdicts, claims)  # the printings of each given value, compared
     return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
 
 

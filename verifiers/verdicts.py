@@ -12,12 +12,15 @@ STALE = "stale"
 ERROR = "error"
 GIVEN = "given"
 UNPARSED = "unparsed"  # a formula the reader cannot read, or that does not read back as written
+# A claim that uses a stale or broken claim: it is not evaluated, and its verdict names the
+# claim where the failure starts (``root_cause``). Reports list it after that root.
+BLOCKED = "blocked"
 
-STATUSES = (VERIFIED, DISCREPANCY, KNOWN, FIXED, STALE, UNPARSED, ERROR)
+STATUSES = (VERIFIED, DISCREPANCY, KNOWN, FIXED, STALE, UNPARSED, ERROR, BLOCKED)
 PASSING = frozenset({VERIFIED, KNOWN})
 # Worst first: the claim takes the worst status of its values.
-SEVERITY = {ERROR: 0, STALE: 1, UNPARSED: 2, DISCREPANCY: 3, FIXED: 4, KNOWN: 5, VERIFIED: 6,
-            GIVEN: 7}
+SEVERITY = {ERROR: 0, STALE: 1, BLOCKED: 2, UNPARSED: 3, DISCREPANCY: 4, FIXED: 5, KNOWN: 6,
+            VERIFIED: 7, GIVEN: 8}
 
 Position = tuple[int, int]
 
@@ -77,3 +80,32 @@ def summary(verdicts: list[Verdict]) -> dict[str, int]:
     for v in verdicts:
         counts[v.status] += 1
     return counts
+
+
+def after_roots(verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts in their order, except that a claim whose ``root_cause`` is another of
+    them comes right after that root (and after the root's earlier dependents)."""
+    ids = {v.id for v in verdicts}
+    dependents: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        if v.root_cause in ids and v.root_cause != v.id:
+            dependents.setdefault(v.root_cause, []).append(v)
+    out: list[Verdict] = []
+    placed: set[int] = set()
+
+    def place(v: Verdict) -> None:
+        stack = [v]
+        while stack:
+            x = stack.pop()
+            if id(x) in placed:
+                continue
+            placed.add(id(x))
+            out.append(x)
+            stack.extend(reversed(dependents.get(x.id, [])))
+
+    for v in verdicts:
+        if not (v.root_cause in ids and v.root_cause != v.id):
+            place(v)
+    for v in verdicts:  # a ring of roots (cannot happen for blocked claims): keep them all
+        place(v)
+    return out

@@ -8,8 +8,9 @@ hits), and the outcome is classified:
 
 - ``real``: a claim reacts with ``discrepancy``, ``unparsed``, ``fixed`` or ``error`` at a
   position (a value, or the place its message points at) on an edited line;
-- ``stale``: the only reaction is ``stale`` (the quote no longer resolves), together with the
-  ``error`` of claims that use a stale claim ("depends on claim ..., which is stale");
+- ``stale``: the only reaction is ``stale`` (the quote no longer resolves; the table counts
+  apart the edits where a stale claim points at an edited line, its closest line), with the
+  ``blocked`` verdicts of claims that use a stale claim ("blocked by ..., which is stale");
 - ``elsewhere``: some other non-passing reaction, but none at the edited lines (including an
   ``error`` of a check that has no note position, e.g. a re-run program that gives NaN);
 - ``missed``: every claim of the note still passes.
@@ -102,6 +103,7 @@ class Outcome:
     outcome: str
     detail: str  # one line: what happened
     reactions: list[str] = field(default_factory=list)  # "id status" of the reacting claims
+    stale_at_line: bool = False  # stale only, and a stale claim points at an edited line
 
 
 def _value_lines(verdict) -> list[tuple[int, int, str]]:
@@ -137,12 +139,14 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
     # An error that only says a claim it uses failed is a consequence, not a reaction of its own.
     own = [v for v in reacting if not _cascade(v)]
     cascade = len(reacting) - len(own)
-    also = f" (+{cascade} dependent errors)" if cascade else ""
+    also = f" (+{cascade} blocked)" if cascade else ""
     if not own:
-        return Outcome(edit, ELSEWHERE, f"only dependent errors ({cascade})", names)
+        return Outcome(edit, ELSEWHERE, f"only blocked claims ({cascade})", names)
     if all(v.status == "stale" for v in own):
-        return Outcome(edit, STALE, "stale: " + ", ".join(v.id for v in own[:4])
-                       + (f" (+{len(own) - 4})" if len(own) > 4 else "") + also, names)
+        return Outcome(edit, STALE, "stale: " + ", ".join(
+            v.id + (f" at line {v.where[0]}" if v.where else "") for v in own[:4])
+                       + (f" (+{len(own) - 4})" if len(own) > 4 else "") + also, names,
+                       any(v.where is not None and v.where[0] in lines for v in own))
     other = [v for v in own if v.status != "stale"]
     first = other[0]
     place = next((f" at line {a}" for a, _, s in _value_lines(first) if s == first.status),
@@ -155,8 +159,10 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
 
 
 def _cascade(verdict) -> bool:
-    """An ``error`` whose only complaint is that a claim it uses is not verified."""
-    return verdict.status == "error" and verdict.message.startswith("depends on claim ")
+    """A claim ``blocked`` by a failed claim it uses (before ``blocked``: an ``error`` whose
+    only complaint was that a claim it uses is not verified)."""
+    return verdict.status == "blocked" or (
+        verdict.status == "error" and verdict.message.startswith("depends on claim "))
 
 
 @dataclass
@@ -211,13 +217,14 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
 def table(result: Survey) -> str:
     """The per-kind table, a total row, the false-alarm line and one line per non-real edit."""
     rows = [f"{'kind':<16}{'edits':>6}{'real verdict at line':>22}{'stale only':>12}"
-            f"{'elsewhere only':>16}{'missed':>8}"]
+            f"{'(pointing at line)':>20}{'elsewhere only':>16}{'missed':>8}"]
     kinds = [k for k in KINDS if any(o.edit.kind == k for o in result.outcomes)]
 
     def row(label: str, outs: list[Outcome]) -> str:
         n = {k: sum(o.outcome == k for o in outs) for k in OUTCOMES}
-        return (f"{label:<16}{len(outs):>6}{n[REAL]:>22}{n[STALE]:>12}{n[ELSEWHERE]:>16}"
-                f"{n[MISSED]:>8}")
+        pointing = sum(o.stale_at_line for o in outs)
+        return (f"{label:<16}{len(outs):>6}{n[REAL]:>22}{n[STALE]:>12}{pointing:>20}"
+                f"{n[ELSEWHERE]:>16}{n[MISSED]:>8}")
 
     for kind in kinds:
         rows.append(row(kind, [o for o in result.outcomes if o.edit.kind == kind]))
@@ -245,5 +252,6 @@ def as_json(result: Survey) -> dict:
                     for k in KINDS if any(x.edit.kind == k for x in result.outcomes)},
         "edits": [{"id": o.edit.id, "kind": o.edit.kind, "note": o.edit.note,
                    "why": o.edit.why, "outcome": o.outcome, "detail": o.detail,
-                   "reactions": o.reactions} for o in result.outcomes],
+                   "stale_at_line": o.stale_at_line, "reactions": o.reactions}
+                  for o in result.outcomes],
     }

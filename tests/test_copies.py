@@ -1,0 +1,168 @@
+"""Copies of a given value are compared with each other: an edit is flagged where it was made."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from verifiers.cli import main
+from verifiers.copies import copy_groups
+from verifiers.run import load_claims, load_notes
+
+ROOT = Path(__file__).resolve().parent.parent
+
+NOTE = """第 1 章
+1.1 设定
+输入 X = [0.50, 1.20, 0.80]，维度 d = 3
+1.2 计算
+y = 2 × 1.20 = 2.40
+1.3 小结
+回顾：X = [0.50, 1.20, 0.80]，d = 3
+1.4 测验
+问：X 是多少？答：[0.50, 1.20, 0.80]
+"""
+
+CLAIMS = """note: n.txt
+claims:
+  - id: given
+    says: the input X and its size d (given)
+    section: "1.1"
+    text: 输入 X = ⟨X⟩，维度 d = ⟨d⟩
+  - id: double
+    says: y = 2 X[1]
+    section: "1.2"
+    text: y = 2 × ⟨x1⟩ = ⟨y⟩
+    uses: {X: given.X}
+    check:
+      x1: X[1]
+      y: 2 * x1
+  - id: summary
+    says: the summary repeats X and d
+    section: "1.3"
+    text: 回顾：X = ⟨X2⟩，d = ⟨d2⟩
+    uses: {X: given.X, d: given.d}
+    check: {X2: X, d2: d}
+  - id: quiz
+    says: the quiz repeats X, through the summary
+    section: "1.4"
+    text: 答：⟨X3⟩
+    uses: {X: summary.X2}
+    check: {X3: X}
+"""
+
+
+def _project(tmp_path: Path, note: str = NOTE) -> Path:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
+    (tmp_path / "claims" / "n").mkdir(parents=True)
+    (tmp_path / "claims" / "n" / "c.yaml").write_text(CLAIMS, encoding="utf-8")
+    return tmp_path
+
+
+def _check(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str], dict]:
+    code = main(["check", "--no-cache", "-j", "1", "--json", "out.json"])
+    out = capsys.readouterr().out
+    return code, out.splitlines(), json.loads(Path("out.json").read_text(encoding="utf-8"))
+
+
+def test_copies_are_found_through_uses_and_copies_of_copies(tmp_path):
+    root = _project(tmp_path)
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    assert copy_groups(claims) == {
+        ("given", "X"): [("double", "x1", (1,)), ("summary", "X2", ()), ("quiz", "X3", ())],
+        ("given", "d"): [("summary", "d2", ())]}
+
+
+def test_unedited_copies_verify(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(_project(tmp_path))
+    code, lines, _ = _check(capsys)
+    assert code == 0, lines
+
+
+def test_first_copy_edited_is_flagged_at_the_first_copy(tmp_path, capsys, monkeypatch):
+    edited = NOTE.replace("输入 X = [0.50, 1.20, 0.80]", "输入 X = [0.50, 1.02, 0.80]")
+    monkeypatch.chdir(_project(tmp_path, edited))
+    code, lines, data = _check(capsys)
+    assert code == 1
+    by_id = {c["id"]: c for c in data["claims"]}
+    # the edited (first) printing is the discrepancy, located there, listing every copy
+    given = by_id["given"]
+    assert given["status"] == "discrepancy"
+    x = next(v for v in given["values"] if v["name"] == "X")
+    assert x["status"] == "discrepancy" and x["start"] == {"line": 3, "col": 8}
+    assert x["suggestion"] == "[0.50, 1.20, 0.80]"
+    assert x["message"] == (
+        "X: printed [0.50, 1.02, 0.80], expected [0.50, 1.20, 0.80] — this given value is "
+        "printed 4 times and 3 of the printings agree with each other: "
+        "3:8 [0.50, 1.02, 0.80] ✗, 5:9 1.20, 7:8 [0.50, 1.20, 0.80], 9:11 [0.50, 1.20, 0.80]")
+    assert lines[0].startswith("notes/n.txt:3:8: discrepancy: given in 1.1: X: printed")
+    # the later, correct copies verify (today's code flagged them), an element copy too
+    assert by_id["double"]["values"][0]["status"] == "verified"
+    assert by_id["summary"]["status"] == "verified"
+    assert by_id["quiz"]["status"] == "verified"
+    assert "agrees with 3 of the 4 printings" in by_id["summary"]["values"][0]["message"]
+    # a value computed from the given printing inherits from it, not from a copy
+    double = by_id["double"]
+    assert double["status"] == "discrepancy" and double["root_cause"] == "given"
+    assert len([ln for ln in lines if ": discrepancy: " in ln]) == 2
+
+
+def test_fix_rewrites_the_minority_never_the_majority(tmp_path, capsys, monkeypatch):
+    edited = NOTE.replace("输入 X = [0.50, 1.20, 0.80]", "输入 X = [0.50, 1.02, 0.80]")
+    monkeypatch.chdir(_project(tmp_path, edited))
+    assert main(["fix"]) == 0
+    diff = capsys.readouterr().out
+    assert [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")
+            ] == ["-输入 X = [0.50, 1.02, 0.80]，维度 d = 3",
+                  "+输入 X = [0.50, 1.20, 0.80]，维度 d = 3"]
+
+
+def test_a_later_copy_edited_is_flagged_at_that_copy(tmp_path, capsys, monkeypatch):
+    edited = NOTE.replace("，d = 3\n1.4", "，d = 4\n1.4")
+    monkeypatch.chdir(_project(tmp_path, edited))
+    code, lines, data = _check(capsys)
+    assert code == 1
+    failing = [ln for ln in lines if ": discrepancy: " in ln]
+    assert len(failing) == 1 and failing[0].startswith("notes/n.txt:7:")
+    assert "d2: printed 4, expected 3" in failing[0]
+    assert "3:34 3, 7:31 4 ✗" in failing[0]  # no majority of two: the given printing holds
+    assert main(["fix"]) == 0
+    diff = capsys.readouterr().out
+    assert "-回顾：X = [0.50, 1.20, 0.80]，d = 4" in diff
+    assert "+回顾：X = [0.50, 1.20, 0.80]，d = 3" in diff
+
+
+def test_first_printing_of_d_k_edited_in_the_real_note(tmp_path, capsys, monkeypatch):
+    """architecture-and-training 4.1 prints d_k = 64 fourteen times; the first one edited."""
+    shutil.copytree(ROOT / "notes", tmp_path / "notes")
+    shutil.copytree(ROOT / "claims", tmp_path / "claims")
+    note = tmp_path / "notes" / "architecture-and-training.txt"
+    text = note.read_text(encoding="utf-8")
+    assert text.count("映射到 64 维") == 1
+    note.write_text(text.replace("映射到 64 维", "映射到 46 维"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "--no-cache", "-j", "1", "-k", "aat-4-1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 1
+    failing = [ln for ln in lines if ": discrepancy: " in ln]
+    assert failing[0].startswith("notes/architecture-and-training.txt:398:24: discrepancy: "
+                                 "aat-4-1-dk in 4.1: dk: printed 46, expected 64")
+    assert "398:24 46 ✗, 400:21 64" in failing[0]
+    # no later copy of 64 is flagged; what is computed from d_k names the first printing
+    assert all("printed 64" not in ln for ln in failing)
+    assert all("(root cause: aat-4-1-dk)" in ln for ln in failing[1:])
+
+
+def test_a_widened_copy_is_not_compared(tmp_path):
+    root = _project(tmp_path)
+    (root / "claims" / "n" / "c.yaml").write_text(CLAIMS.replace(
+        "    check: {X2: X, d2: d}",
+        "    check: {X2: X, d2: d}\n    widen: {d2: {abs: 1, reason: rounded on purpose}}"),
+        encoding="utf-8")
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    assert ("given", "d") not in copy_groups(claims)
