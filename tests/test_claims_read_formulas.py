@@ -241,8 +241,6 @@ BASELINE: frozenset[str] = frozenset({
     "l1-7-batch-program-grads",
     "l1-7-c-grad-e",
     "l1-7-g-grad",
-    "l1-7-program",
-    "l1-7-program-tinygpt",
     "l1-7-summary-bigram-grads",
     "l1-c-0-notation",
     "l1-c-2-onehot-shapes",
