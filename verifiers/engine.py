@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -27,7 +27,7 @@ from verifiers import expr as ex
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
-from verifiers.numbers import PrintedNumber
+from verifiers.numbers import PrintedNumber, format_like, neighbour_decimals, parse_printed
 from verifiers.pins import apply_pin
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
@@ -421,7 +421,8 @@ class Engine:
         vv.local = "ok" if state.local_ok else "wrong"
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
         vv.expected = render(exp_part)
-        vv.suggestion = suggest(printed, exp_part)
+        others = tuple(n for k, p in ev.match.values.items() if k != ref.key for n in p.numbers)
+        vv.suggestion = suggest(printed, exp_part, others)
         if state.global_ok:
             status, why = VERIFIED, ""
         elif not state.local_ok:
@@ -825,10 +826,16 @@ def render(value: Any, digits: int = 15) -> str:
     return mpmath.nstr(value, digits)
 
 
-def suggest(printed: Printed, expected: Any) -> str:
-    """The expected value written the way the note writes it (same decimals, % ...)."""
+def suggest(printed: Printed, expected: Any, neighbours: tuple[PrintedNumber, ...] = ()) -> str:
+    """The expected value written the way the note writes it (:func:`numbers.format_like`).
+
+    ``neighbours``: the numbers printed in the claim's other holes; with the other cells
+    of ``printed`` they give a wrong value their decimals (:func:`numbers.neighbour_decimals`).
+    """
     values = flat(expected)
-    texts = [like(pn, e) for pn, e in zip(printed.numbers, values, strict=True)]
+    numbers = printed.numbers
+    texts = [like(pn, e, (*numbers[:i], *numbers[i + 1:], *neighbours))
+             for i, (pn, e) in enumerate(zip(numbers, values, strict=True))]
     if printed.shape == ():
         return texts[0]
     if len(printed.shape) == 1:
@@ -838,25 +845,18 @@ def suggest(printed: Printed, expected: Any) -> str:
     return "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
 
 
-def like(pn: PrintedNumber, expected: Any) -> str:
+def like(pn: PrintedNumber, expected: Any, neighbours: tuple[PrintedNumber, ...] = ()) -> str:
+    with mp.workdps(DPS):  # at the engine's 40 digits: 10^30 is exact, not 1e30 as a float
+        text = mpmath.nstr(expected, 40, strip_zeros=False)
+    try:
+        d = Decimal(text)
+    except ArithmeticError:
+        return mpmath.nstr(expected, 6)
+    own = format_like(pn, d)
+    places = neighbour_decimals(pn, neighbours)
+    if places is not None and (own is None or parse_printed(own).value != pn.value):
+        return format_like(pn, d, places) or mpmath.nstr(expected, 6)
     if pn.kind == "integer" and expected != mpmath.nint(expected):
         return mpmath.nstr(expected, 6)  # "expected 0" for 0.5 would mislead
-    if pn.kind in ("integer", "decimal", "percent"):
-        scale = 100 if pn.kind == "percent" else 1
-        decimals = _decimals(pn)
-        with mp.workdps(DPS):  # at the engine's 40 digits: 10^30 is exact, not 1e30 as a float
-            d = Decimal(mpmath.nstr(expected * scale, 40, strip_zeros=False))
-        digits = d.adjusted() + decimals + 2
-        if digits > 100:  # e.g. 1e400 at the note's 2 decimals: too long to write out
-            return mpmath.nstr(expected, 6)
-        quantum = Decimal(1).scaleb(-decimals)
-        with localcontext() as ctx:  # quantize needs every digit (1e30 has 31 > 28)
-            ctx.prec = max(ctx.prec, digits)
-            text = str(d.quantize(quantum, rounding=ROUND_HALF_EVEN))
-        return text + ("%" if pn.kind == "percent" else "")
-    return mpmath.nstr(expected, 6)
+    return own or mpmath.nstr(expected, 6)
 
-
-def _decimals(pn: PrintedNumber) -> int:
-    digits = "".join(ch for ch in pn.text if ch.isdigit() or ch == ".")
-    return len(digits.split(".", 1)[1]) if "." in digits else 0

@@ -17,19 +17,32 @@ Forms (see ``NUMBER_PATTERN``):
 * Chinese magnitudes ``3860 万`` (×10⁴), ``1.24 亿`` (×10⁸), ``2 万亿`` (×10¹²).
 
 Spaces inside a number never span a line break.
+
+Writing a value back (:func:`format_like`, used for suggestions and ``notecheck fix``)
+follows the printed number's own style: its sign character (``−`` stays ``−``) and the
+spaces after it, ``+`` on a positive value, thousands separators, full-width digits, the
+``%``/``％``/``万``/``亿``/``万亿`` suffix with its spacing, and, only when the note printed
+one, its scientific form (``\\times 10^{…}``, ``× 10^…``, ``e-05``, ``E+3``, a bare
+``10^{…}``) with the exponent written the same way. Decimals are the printed
+number's, or those given by :func:`neighbour_decimals`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
+from typing import Iterable
 
 __all__ = [
     "MANTISSA_PATTERN",
     "NUMBER_PATTERN",
     "UNSIGNED_NUMBER_PATTERN",
     "PrintedNumber",
+    "decimals",
+    "format_like",
+    "neighbour_decimals",
     "parse_printed",
 ]
 
@@ -136,3 +149,128 @@ def parse_printed(text: str) -> PrintedNumber:
         exact=kind == "integer",
         kind=kind,
     )
+
+
+# -- writing a value the way the note writes it ---------------------------------------
+
+_RAW_RE = re.compile(r"(?P<sign>[+\-−]?)(?P<ss>[^\S\n]*)(?P<mant>[0-9０-９,.]*)(?P<rest>.*)", re.S)
+_RAW_EXP_RE = re.compile(r"(?P<sign>[+\-−]?)(?P<ss>[^\S\n]*)(?P<digits>[0-9０-９]+)(?=[^0-9０-９]*$)")
+_TO_FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
+#: A plain rendering longer than this many digits falls back to the caller's form.
+MAX_DIGITS = 100
+
+
+def decimals(pn: PrintedNumber) -> int:
+    """Digits after the point of the printed mantissa (0 for ``7``, ``50%``, ``10^{-5}``)."""
+    m = _RAW_RE.fullmatch(pn.text)
+    mant = m["mant"] if m else ""
+    return len(mant.split(".", 1)[1]) if "." in mant else 0
+
+
+def _group(pn: PrintedNumber) -> str:
+    """Numbers whose decimals are comparable: plain, percent, one unit word, scientific."""
+    if pn.kind in ("integer", "decimal"):
+        return "plain"
+    if pn.kind == "magnitude":
+        return "magnitude:" + pn.text.rstrip()[-2:].lstrip("0123456789０-９. ")
+    return pn.kind
+
+
+def neighbour_decimals(pn: PrintedNumber, neighbours: Iterable[PrintedNumber]) -> int | None:
+    """The decimals to write a *wrong* ``pn`` with, when its neighbours say otherwise.
+
+    The neighbours are the other numbers printed in the same claim's quote (the other
+    holes, and the other cells of the same row or table). Those of ``pn``'s group count
+    (plain numbers, percentages, one unit word such as 万, scientific mantissas), except
+    plain integers, which are counts rather than a precision. When at least two count
+    and all have the same number of decimals, and ``pn`` has another number, that number
+    is returned (``0.1`` among ``0.52`` and ``0.59`` is written ``0.07``); else ``None``
+    (the printed decimals stay). The caller applies it only to a value that is wrong at
+    its own printed precision: a right value is never rewritten to another precision.
+    """
+    group = _group(pn)
+    counted = [decimals(n) for n in neighbours if _group(n) == group and n.kind != "integer"]
+    if len(counted) >= 2 and len(set(counted)) == 1 and counted[0] != decimals(pn):
+        return counted[0]
+    return None
+
+
+def _exponent_like(raw: str, exponent: int, minus: str) -> str:
+    """``exponent`` written like the printed exponent ``raw`` (sign char, spaces, width)."""
+    m = _RAW_EXP_RE.search(raw)
+    assert m is not None  # a scientific number always ends with its exponent digits
+    width = len(m["digits"]) if m["digits"].startswith(("0", "０")) else 1
+    sign = (m["sign"] if m["sign"] in ("-", "−") else minus) if exponent < 0 else (
+        "+" if m["sign"] == "+" else "")
+    digits = str(abs(exponent)).rjust(width, "0")
+    if any("０" <= ch <= "９" for ch in m["digits"]):
+        digits = digits.translate(_TO_FULLWIDTH)
+    return raw[:m.start()] + sign + (m["ss"] if sign else "") + digits + raw[m.end():]
+
+
+def _quantize(value: Decimal, places: int) -> Decimal | None:
+    digits = (value.adjusted() if value else 0) + places + 2
+    if digits > MAX_DIGITS:
+        return None
+    with localcontext() as ctx:  # quantize needs every digit (1e30 has 31 > 28)
+        ctx.prec = max(ctx.prec, digits)
+        return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+
+
+def format_like(pn: PrintedNumber, value: Decimal | Fraction | int,
+                places: int | None = None) -> str | None:
+    """``value`` written the way ``pn`` is printed, at ``places`` decimals (default: pn's).
+
+    ``None`` when the plain form would exceed :data:`MAX_DIGITS` digits or the value is
+    not finite (the caller writes it another way).
+    """
+    if isinstance(value, Fraction):
+        with localcontext() as ctx:
+            ctx.prec = 60
+            value = Decimal(value.numerator) / Decimal(value.denominator)
+    value = Decimal(value)
+    if not value.is_finite():
+        return None
+    raw = _RAW_RE.fullmatch(pn.text)
+    if raw is None:  # pragma: no cover - every printed number matches
+        return None
+    places = decimals(pn) if places is None else places
+    minus = "−" if raw["sign"] == "−" else "-"
+    rest = raw["rest"]
+    if pn.kind == "percent":
+        value = value.scaleb(2)
+    elif pn.kind == "magnitude":
+        value = value / Decimal(_MAGNITUDE[rest.strip()])
+    exponent_text = ""
+    if pn.kind == "scientific":
+        bare = rest.lstrip().startswith("^")  # 10^{-5}: the mantissa digits were the base
+        printed_exp = _exp(re.sub(r"[^\d\-−+]", "", _RAW_EXP_RE.search(rest).group(0)
+                                  .translate(_FULLWIDTH)))
+        mant_printed = Fraction(1) if bare else abs(pn.value) / Fraction(10) ** printed_exp
+        if value == 0:
+            exponent = printed_exp
+        elif 1 <= mant_printed < 10 or mant_printed == 0:
+            exponent = value.adjusted()
+            q = _quantize(abs(value).scaleb(-exponent), places)
+            if q is not None and q >= 10:
+                exponent += 1
+        else:  # the note wrote 25 \times 10^{3}: keep its exponent
+            exponent = printed_exp
+        value = value.scaleb(-exponent)
+        if bare:
+            q = _quantize(abs(value), places)
+            if q == 1:
+                return (("" if value > 0 else minus + raw["ss"]) + raw["mant"]
+                        + _exponent_like(rest, exponent, minus))
+            times = " \\times " if "{" in rest else " × "
+            rest = times + "10" + rest
+        exponent_text = _exponent_like(rest, exponent, minus)
+    q = _quantize(abs(value), places)
+    if q is None:
+        return None
+    negative = value < 0 and q != 0
+    mant = format(q, ",f" if "," in raw["mant"] else "f")
+    if any("０" <= ch <= "９" for ch in raw["mant"]):
+        mant = mant.translate(_TO_FULLWIDTH)
+    sign = (minus if negative else "+" if raw["sign"] == "+" else "")
+    return sign + (raw["ss"] if sign else "") + mant + (exponent_text or rest)
