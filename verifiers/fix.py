@@ -1,8 +1,9 @@
 """``notecheck fix``: rewrite the values whose own step is wrong, at the note's precision.
 
 Only a value whose *own* arithmetic is wrong (local ✗) is rewritten, with the
-value the engine computed, rendered at the printed precision. A value that is
-wrong only because an input upstream is wrong is listed, not rewritten: once
+value the engine computed, written the way the note writes that number
+(:func:`verifiers.numbers.format_like`: unit word, ``%``, sign, separators, decimals).
+A value that is wrong only because an input upstream is wrong is listed, not rewritten: once
 its root is fixed it may verify as printed, or show its own error then.
 Symbolic steps and model outputs are listed too (their fix is the author's).
 The printings of a given value are compared with each other first (:mod:`verifiers.copies`):
@@ -93,15 +94,24 @@ def rewritten(text: str, edits: list[Edit]) -> str:
     return text
 
 
+_NO_NEWLINE = "\\ No newline at end of file"
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as patch counts them: only ``\\n`` ends one (not U+2028, form feed ...)."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
 def unified_diff(result: RunResult, edits: list[Edit]) -> str:
     out = []
     for name in sorted({e.note for e in edits}):
         text = result.notes[name].text
         new = rewritten(text, [e for e in edits if e.note == name])
         path = result.note_path(name)
-        out.extend(difflib.unified_diff(text.splitlines(keepends=True),
-                                        new.splitlines(keepends=True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}"))
+        for line in difflib.unified_diff(_lines(text), _lines(new),
+                                         fromfile=f"a/{path}", tofile=f"b/{path}"):
+            # a last line without its newline: marked as diff and git do, so patch applies it
+            out.append(line if line.endswith("\n") else f"{line}\n{_NO_NEWLINE}\n")
     return "".join(out)
 
 

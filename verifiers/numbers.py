@@ -30,10 +30,10 @@ number's, or those given by :func:`neighbour_decimals`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
-from typing import Iterable
 
 __all__ = [
     "MANTISSA_PATTERN",
@@ -154,7 +154,8 @@ def parse_printed(text: str) -> PrintedNumber:
 # -- writing a value the way the note writes it ---------------------------------------
 
 _RAW_RE = re.compile(r"(?P<sign>[+\-−]?)(?P<ss>[^\S\n]*)(?P<mant>[0-9０-９,.]*)(?P<rest>.*)", re.S)
-_RAW_EXP_RE = re.compile(r"(?P<sign>[+\-−]?)(?P<ss>[^\S\n]*)(?P<digits>[0-9０-９]+)(?=[^0-9０-９]*$)")
+_RAW_EXP_RE = re.compile(
+    r"(?P<sign>[+\-−]?)(?P<ss>[^\S\n]*)(?P<digits>[0-9０-９]+)(?=[^0-9０-９]*$)")
 _TO_FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 #: A plain rendering longer than this many digits falls back to the caller's form.
 MAX_DIGITS = 100
