@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from fractions import Fraction as F
 
 import pytest
 
-from verifiers.numbers import NUMBER_PATTERN, parse_printed
+from verifiers.numbers import NUMBER_PATTERN, format_like, neighbour_decimals, parse_printed
 
 # text, value, half_unit, exact, kind
 FORMS = [
@@ -109,3 +110,66 @@ def test_rejects(text: str) -> None:
 def test_rejects_non_string() -> None:
     with pytest.raises(ValueError):
         parse_printed(1.5)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- writing a value back
+
+# printed, value, written the way the note writes it
+LIKE = [
+    ("386 万", "38597400", "3860 万"),  # unit word kept, at its own decimals
+    ("3860万", "38597400", "3860万"),
+    ("1.24 亿", "125500000", "1.26 亿"),
+    ("55.5%", "0.5612", "56.1%"),
+    ("55.5 %", "0.5612", "56.1 %"),
+    ("５５％", "0.561", "５６％"),  # full-width digits and ％ stay
+    ("−0.133562", "-0.1234567", "−0.123457"),  # Unicode minus stays
+    ("− 1", "-2", "− 2"),
+    ("−0.5", "0.25", "0.2"),  # half to even; a positive value has no sign
+    ("+7", "8", "+8"),
+    ("50,257", "1234567", "1,234,567"),  # thousands separators
+    ("1,234.50", "1000.125", "1,000.12"),
+    ("0.07", "-0.0049", "0.00"),  # no "-0.00"
+    ("3 \\times 10^{- 11}", "4.2e-11", "4 \\times 10^{- 11}"),
+    ("4.9\\times10^{-324}", "9.99e-324", "1.0\\times10^{-323}"),
+    ("1.27\\times10^{14}", "1.3e15", "1.30\\times10^{15}"),
+    ("3 × 10^-11", "5e-10", "5 × 10^-10"),
+    ("1e-5", "2.5e-5", "2e-5"),
+    ("2.5E+3", "2600", "2.6E+3"),
+    ("1e-05", "3e-7", "3e-07"),
+    ("10^{-5}", "1e-6", "10^{-6}"),
+    ("10^{-5}", "3e-6", "3 \\times 10^{-6}"),
+    ("25 \\times 10^{3}", "26100", "26 \\times 10^{3}"),  # an unnormalised exponent is kept
+    ("0.0000040", "0.0000045", "0.0000045"),  # never scientific unless printed so
+]
+
+
+@pytest.mark.parametrize(("printed", "value", "written"), LIKE)
+def test_format_like(printed: str, value: str, written: str) -> None:
+    assert format_like(parse_printed(printed), Decimal(value)) == written
+    assert parse_printed(written)  # still one printed number
+
+
+def test_format_like_at_other_decimals_and_too_long() -> None:
+    assert format_like(parse_printed("0.2"), Decimal("0.0712"), 2) == "0.07"
+    assert format_like(parse_printed("55%"), F(5612, 10000), 1) == "56.1%"
+    assert format_like(parse_printed("7"), Decimal("1e400")) is None
+    assert format_like(parse_printed("7"), Decimal("NaN")) is None
+
+
+@pytest.mark.parametrize(
+    ("printed", "neighbours", "places"),
+    [
+        ("0.1", ["0.52", "0.59"], 2),
+        ("0.0812", ["0.52", "0.59"], 2),
+        ("0.1", ["0.52", "0.59", "3"], 2),  # plain integers are counts, not a precision
+        ("0.1", ["0.52"], None),  # one neighbour is not enough
+        ("0.1", ["0.52", "0.5"], None),  # neighbours disagree
+        ("0.10", ["0.52", "0.59"], None),  # same decimals already
+        ("5%", ["55.5%", "60.5%", "0.25"], 1),  # only percentages count for a percentage
+        ("386 万", ["12.5 万", "3.5 万"], 1),
+        ("386 万", ["12.5 亿", "3.5 亿"], None),  # another unit word
+    ],
+)
+def test_neighbour_decimals(printed: str, neighbours: list[str], places: int | None) -> None:
+    assert neighbour_decimals(parse_printed(printed), [parse_printed(n) for n in neighbours]) == (
+        places)
