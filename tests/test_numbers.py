@@ -165,6 +165,7 @@ def test_format_like_at_other_decimals_and_too_long() -> None:
         ("0.1", ["0.52"], None),  # one neighbour is not enough
         ("0.1", ["0.52", "0.5"], None),  # neighbours disagree
         ("0.10", ["0.52", "0.59"], None),  # same decimals already
+        ("2", ["0.8415", "0.5403"], None),  # a printed integer is exact: no neighbours' decimals
         ("5%", ["55.5%", "60.5%", "0.25"], 1),  # only percentages count for a percentage
         ("386 万", ["12.5 万", "3.5 万"], 1),
         ("386 万", ["12.5 亿", "3.5 亿"], None),  # another unit word

@@ -180,8 +180,10 @@ def _group(pn: PrintedNumber) -> str:
 def neighbour_decimals(pn: PrintedNumber, neighbours: Iterable[PrintedNumber]) -> int | None:
     """The decimals to write a *wrong* ``pn`` with, when its neighbours say otherwise.
 
-    The neighbours are the other numbers printed in the same claim's quote (the other
-    holes, and the other cells of the same row or table). Those of ``pn``'s group count
+    Only a ``pn`` printed with a point (or as %, 万, scientific) is concerned: a plain
+    integer is exact, its neighbours' precision is not its. The neighbours are the other
+    numbers printed in the same claim's quote (the other holes, and the other cells of
+    the same row or table). Those of ``pn``'s group count
     (plain numbers, percentages, one unit word such as 万, scientific mantissas), except
     plain integers, which are counts rather than a precision. When at least two count
     and all have the same number of decimals, and ``pn`` has another number, that number
@@ -189,6 +191,8 @@ def neighbour_decimals(pn: PrintedNumber, neighbours: Iterable[PrintedNumber]) -
     (the printed decimals stay). The caller applies it only to a value that is wrong at
     its own printed precision: a right value is never rewritten to another precision.
     """
+    if pn.kind == "integer":  # an exact integer (an exponent, a count) has no precision
+        return None
     group = _group(pn)
     counted = [decimals(n) for n in neighbours if _group(n) == group and n.kind != "integer"]
     if len(counted) >= 2 and len(set(counted)) == 1 and counted[0] != decimals(pn):
