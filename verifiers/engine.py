@@ -852,10 +852,13 @@ def like(pn: PrintedNumber, expected: Any, neighbours: tuple[PrintedNumber, ...]
         d = Decimal(text)
     except ArithmeticError:
         return mpmath.nstr(expected, 6)
-    own = format_like(pn, d)
-    places = neighbour_decimals(pn, neighbours)
-    if places is not None and (own is None or parse_printed(own).value != pn.value):
-        return format_like(pn, d, places) or mpmath.nstr(expected, 6)
+    try:
+        own = format_like(pn, d)
+        places = neighbour_decimals(pn, neighbours)
+        if places is not None and (own is None or parse_printed(own).value != pn.value):
+            return format_like(pn, d, places) or mpmath.nstr(expected, 6)
+    except ArithmeticError:  # beyond the decimal context (1e+3999956568380): say it plainly
+        return mpmath.nstr(expected, 6)
     if pn.kind == "integer" and expected != mpmath.nint(expected):
         return mpmath.nstr(expected, 6)  # "expected 0" for 0.5 would mislead
     return own or mpmath.nstr(expected, 6)
