@@ -45,6 +45,7 @@ def claim_json(v: Verdict, inferred: bool = False,
                 "local": x.local,
                 "message": x.message,
                 "restated": x.restated,
+                "approximate": x.approximate,
                 "start": _pos(x.start),
                 "end": _pos(x.end),
             }
