@@ -27,8 +27,15 @@ from verifiers import expr as ex
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
-from verifiers.numbers import (PrintedNumber, approximate_at, approximate_unit, format_like,
-                               is_bare_power, neighbour_decimals, parse_printed)
+from verifiers.numbers import (
+    PrintedNumber,
+    approximate_at,
+    approximate_unit,
+    format_like,
+    is_bare_power,
+    neighbour_decimals,
+    parse_printed,
+)
 from verifiers.pins import apply_pin
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
