@@ -417,3 +417,62 @@ claims:
     code, out, data = check(project(tmp_path, claims, note), capsys)
     assert code == 0, out
     assert data["claims"][0]["values"][0]["printed"] == "(-0.335,\\ 0.245,\\ 0.090)"
+
+
+# -- approximate words: one unit of the last significant digit ------------------------
+
+def _approx(tmp_path, capsys, note_line: str, quote: str, expr: str):
+    claims = f"note: n.txt\nclaims:\n  - id: ap\n    text: \"{quote}\"\n    check: {{v: {expr}}}\n"
+    code, out, data = check(project(tmp_path, claims, f"第 1 章\n1.1 近似\n{note_line}\n"), capsys)
+    return code, out, data["claims"][0]["values"][0]
+
+
+@pytest.mark.parametrize(("note_line", "quote", "expr", "status"), [
+    ("程序大约 25 行。", "大约 ⟨v⟩ 行", "259/10", "verified"),  # [24, 26] holds 25.9
+    ("程序大约 25 行。", "大约 ⟨v⟩ 行", "266/10", "discrepancy"),  # … not 26.6
+    ("程序大约 25 行。", "大约 ⟨v⟩ 行", "29", "discrepancy"),  # the note's 25 for 29 lines
+    ("程序 25 行左右。", "⟨v⟩ 行左右", "24", "verified"),
+    ("概率约 0.37。", "约 ⟨v⟩", "0.3799", "verified"),  # [0.36, 0.38]
+    ("概率约 0.37。", "约 ⟨v⟩", "0.3812", "discrepancy"),
+    ("about 300 steps", "about ⟨v⟩ steps", "395", "verified"),  # trailing zeros: ± 100
+    ("误差约 $10^{-5}$。", "误差约 $⟨v⟩$", "3 * 10^(-5)", "verified"),  # within a factor √10
+    ("误差约 $10^{-5}$。", "误差约 $⟨v⟩$", "4 * 10^(-5)", "discrepancy"),
+    ("误差约 $10^{-5}$。", "误差约 $⟨v⟩$", "3.3 * 10^(-6)", "verified"),
+    ("误差约 $10^{-5}$。", "误差约 $⟨v⟩$", "3 * 10^(-6)", "discrepancy"),
+])
+def test_an_approximate_number_is_checked_to_one_unit(tmp_path, capsys, note_line, quote,
+                                                      expr, status):
+    code, out, v = _approx(tmp_path, capsys, note_line, quote, expr)
+    assert v["status"] == status, out
+    assert v["approximate"] is True
+    assert "(approximate)" in v["message"]
+
+
+def test_a_planted_error_at_an_approximate_number_is_caught(tmp_path, capsys):
+    code, out, v = _approx(tmp_path, capsys, "e 约 2.72。", "e 约 ⟨v⟩", "exp(1)")
+    assert code == 0 and v["status"] == "verified"
+    code, out, v = _approx(tmp_path / "planted", capsys, "e 约 2.75。", "e 约 ⟨v⟩", "exp(1)")
+    assert code == 1 and v["status"] == "discrepancy"
+    assert "v: printed 2.75 (approximate), expected 2.72" in out
+
+
+def test_the_rounding_sign_is_not_approximate(tmp_path, capsys):
+    code, out, v = _approx(tmp_path, capsys, "e ≈ 2.71。", "e ≈ ⟨v⟩", "exp(1)")
+    assert v["status"] == "discrepancy" and v["approximate"] is False
+
+
+def test_widen_without_reason_is_refused_at_its_line(tmp_path, capsys):
+    claims = SUM.rstrip("\n") + "\n    widen:\n      s: {abs: 0.01}\n"
+    code, out, data = check(project(tmp_path, claims), capsys)
+    assert code == 1 and data["summary"]["error"] == 1
+    line = claims.split("\n").index("      s: {abs: 0.01}") + 1
+    assert f"c.yaml:{line}:" in out and "widen: s: a wider tolerance needs a 'reason'" in out
+
+
+def test_the_json_report_lists_every_widened_tolerance(tmp_path, capsys):
+    claims = SUM.rstrip("\n") + "\n    widen:\n      s: {abs: 0.01, reason: the note rounds}\n"
+    code, out, data = check(project(tmp_path, claims), capsys)
+    assert code == 0
+    assert data["widened"] == [{"claim": "sum", "hole": "s", "by": {"abs": 0.01},
+                                "reason": "the note rounds"}]
+    assert data["claims"][0]["values"][2]["approximate"] is False

@@ -174,3 +174,42 @@ def test_format_like_at_other_decimals_and_too_long() -> None:
 def test_neighbour_decimals(printed: str, neighbours: list[str], places: int | None) -> None:
     assert neighbour_decimals(parse_printed(printed), [parse_printed(n) for n in neighbours]) == (
         places)
+
+
+# -- approximate words (docs/claim-format.md "Approximate numbers") ---------------------
+
+from verifiers.numbers import approximate_at, approximate_unit, is_bare_power  # noqa: E402
+
+
+def _marked(text: str, number: str) -> bool:
+    i = text.index(number)
+    return approximate_at(text, i, i + len(number))
+
+
+@pytest.mark.parametrize(("text", "number", "marked"), [
+    ("大约 25 行", "25", True), ("约为 0.37", "0.37", True), ("约 $10^{-5}$", "10^{-5}", True),
+    ("接近 $2/3$", "2/3", True), ("差不多 7 个", "7", True), ("about 25 lines", "25", True),
+    ("roughly 0.4", "0.4", True), ("~25", "25", True), ("25 行左右", "25", True),
+    ("30 上下", "30", True), ("$2.708$ 附近出发", "2.708", True),
+    ("约为 $(1.26, 0.58)$", "(1.26, 0.58)", True), ("约 [1, 0, 0]", "0, 0]", True),
+    # the rounding sign ≈ is not an approximate word: its last digit stays checked
+    ("e ≈ 2.718", "2.718", False), ("$e\\approx 2.718$", "2.718", False),
+    ("共 25 行", "25", False), ("最近 3 个", "3", False), ("附近 3 个", "3", False),
+    ("3 维的上下文", "3", False), ("K=40~50", "50", False), ("K=40 ~ 50", "50", False),
+])
+def test_approximate_words(text, number, marked):
+    assert _marked(text, number) is marked
+
+
+@pytest.mark.parametrize(("printed", "unit"), [
+    ("25", F(1)), ("0.37", F(1, 100)), ("0.30", F(1, 100)), ("300", F(100)), ("0", F(1)),
+    ("3 亿", F(10**8)), ("30%", F(1, 10)), ("33.97%", F(1, 10000)), ("2.5 \\times 10^{3}", F(100)),
+])
+def test_approximate_unit_is_one_unit_of_the_last_significant_digit(printed, unit):
+    assert approximate_unit(parse_printed(printed)) == unit
+
+
+def test_a_bare_power_of_ten_has_no_digit_unit():
+    pn = parse_printed("10^{-5}")
+    assert is_bare_power(pn) and approximate_unit(pn) is None
+    assert not is_bare_power(parse_printed("1 \\times 10^{-5}"))

@@ -27,7 +27,15 @@ from verifiers import expr as ex
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
-from verifiers.numbers import PrintedNumber, format_like, neighbour_decimals, parse_printed
+from verifiers.numbers import (
+    PrintedNumber,
+    approximate_at,
+    approximate_unit,
+    format_like,
+    is_bare_power,
+    neighbour_decimals,
+    parse_printed,
+)
 from verifiers.pins import apply_pin
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
@@ -316,8 +324,9 @@ class Engine:
             exp_part = part_of(expected, ref, printed)
             loc_part = part_of(local, ref, printed)
             global_ok = local_ok = True
+            approx = approximate(ev, ref)
             for pn, e, lo in zip(printed.numbers, flat(exp_part), flat(loc_part), strict=True):
-                tol = tolerance(pn, e, claim.widen.get(name))
+                tol = tolerance(pn, e, claim.widen.get(name), approx)
                 global_ok &= abs(to_point(pn.value) - e) <= tol
                 local_ok &= overlaps(lo, pn.value, tol)
             root = None
@@ -418,6 +427,7 @@ class Engine:
             vv.message = f"{ref.key}: input {' '.join(printed.text.split())}"
             return vv
         state = ev.states[ref.key]
+        vv.approximate = approximate(ev, ref)
         vv.local = "ok" if state.local_ok else "wrong"
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
         vv.expected = render(exp_part)
@@ -443,6 +453,8 @@ class Engine:
         vv.status = status
         state.status = status
         shown = " ".join(printed.text.split())
+        if vv.approximate:  # the note's 约/≈/about: checked to one unit of its last digit
+            shown += " (approximate)"
         if status == VERIFIED:
             vv.message = f"{ref.key}: {shown} verified"
         else:
@@ -634,7 +646,9 @@ def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
         if not checked:
             return [to_interval(pn.value, Fraction(0)) for pn in p.numbers]
         expected = flat(part_of(ev.global_values[name], ref, p))
-        return [plausible(pn, e, widen) for pn, e in zip(p.numbers, expected, strict=True)]
+        approx = approximate(ev, ref)
+        return [plausible(pn, e, widen, approx)
+                for pn, e in zip(p.numbers, expected, strict=True)]
 
     if len(refs) == 1 and not refs[0].index:
         p = ev.match.values[refs[0].key]
@@ -652,7 +666,13 @@ def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
     return frozen(convert_mode(value, mode) if mode == INTERVAL else value)
 
 
-def plausible(pn: PrintedNumber, expected: Any, widen: Any) -> Any:
+def approximate(ev: Evaluation, ref: HoleRef) -> bool:
+    """Does the note mark this hole's printed value approximate (约, ≈, about, 左右 …)?"""
+    printed = ev.match.values[ref.key]
+    return approximate_at(ev.note.text, printed.start, printed.end)
+
+
+def plausible(pn: PrintedNumber, expected: Any, widen: Any, approx: bool = False) -> Any:
     """The values the note's author may have carried forward from a printed result.
 
     A right value: anything between its printed digits and the exact value.
@@ -660,7 +680,7 @@ def plausible(pn: PrintedNumber, expected: Any, widen: Any) -> Any:
     page; a rounding interval around a wrong number would hide later slips).
     """
     printed = to_interval(pn.value, Fraction(0))
-    if abs(to_point(pn.value) - expected) > tolerance(pn, expected, widen):
+    if abs(to_point(pn.value) - expected) > tolerance(pn, expected, widen, approx):
         return printed
     old = iv.dps
     iv.dps = DPS
@@ -770,8 +790,13 @@ def flat(value: Any) -> list[Any]:
     return [value]
 
 
-def tolerance(pn: PrintedNumber, expected: Any, widen: Any) -> mpmath.mpf:
+def tolerance(pn: PrintedNumber, expected: Any, widen: Any,
+              approx: bool = False) -> mpmath.mpf:
     """Half a unit of the last printed digit (0 for integers), widened if the claim says why.
+
+    ``approx`` (the note marks the number approximate): one unit of its last significant
+    digit (:func:`verifiers.numbers.approximate_unit`); a bare power of ten, a factor of
+    √10 on the side of ``expected`` (log10 of the true value rounds to the exponent).
 
     The "hair" for ties and 40-digit rounding is relative, so that values near
     1e-324 are compared as strictly as values near 1.
@@ -779,6 +804,14 @@ def tolerance(pn: PrintedNumber, expected: Any, widen: Any) -> mpmath.mpf:
     tol = Fraction(0) if pn.exact else pn.half_unit
     with mp.workdps(DPS):
         t = to_point(tol)
+        if approx:
+            unit = approximate_unit(pn)
+            if unit is not None:
+                t = max(t, to_point(unit))
+            elif is_bare_power(pn):
+                v = abs(to_point(pn.value))
+                root = mp.sqrt(10)
+                t = v * (root - 1) if abs(expected) >= v else v * (1 - 1 / root)
         if widen is not None:
             t = max(t, to_point(widen.abs or Fraction(0)), to_point(widen.rel or Fraction(0))
                     * abs(expected))

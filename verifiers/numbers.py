@@ -279,3 +279,59 @@ def format_like(pn: PrintedNumber, value: Decimal | Fraction | int,
         mant = mant.translate(_TO_FULLWIDTH)
     sign = (minus if negative else "+" if raw["sign"] == "+" else "")
     return sign + (raw["ss"] if sign else "") + mant + (exponent_text or rest)
+
+
+# -- approximate words ---------------------------------------------------------------
+#
+# One rule (docs/claim-format.md "Approximate numbers"): a number the note marks as
+# approximate -- 约, 大约, 近, 接近, 差不多, ~ or \sim (not a range 3~5), about,
+# approximately, roughly, around right before it; 左右, 上下 or 附近 right after it (a short unit
+# word may sit between) -- claims the true value within one unit of its last significant
+# digit. The sign ≈ (\approx) is not one of them: the notes write it for a rounded result
+# (e ≈ 2.718, 49 holes), whose last digit stays checked to half a unit.
+
+_APPROX_WORD = (r"(?:约|近|差不多|\\sim|(?<![0-9０-９)\]}])(?<![0-9０-９)\]}]\s)[~～]"
+                r"|\b(?:[Aa]bout|[Aa]pproximately|[Rr]oughly|[Aa]round|approx\.))")
+# between the word and the number: 为/是/有/等于, spaces, TeX $ { \, and the opening
+# bracket of a list with the list's earlier elements (约 [1, 0, 0] marks all three)
+_APPROX_GAP = (r"(?:为|是|有|等于)?[\s$]*(?:\\[,;!: ]\s*)*\{?\s*"
+               rf"(?:(?:\\left)?[\[(]\s*(?:{NUMBER_PATTERN}\s*[,，]\s*)*)?")
+_APPROX_BEFORE_RE = re.compile(rf"{_APPROX_WORD}{_APPROX_GAP}$")
+# not 最近 (nearest), 附近 (nearby: 'ln V 附近' is read after the number, not here)
+_NOT_APPROX_BEFORE_RE = re.compile(rf"(?:最近|附近){_APPROX_GAP}$")
+_APPROX_AFTER_RE = re.compile(
+    r"^[\s$}]*(?:[\u4e00-\u9fffA-Za-z%％]{0,3}?)\s*(?:左右|上下(?!文)|附近)")
+#: How far before a number the word is looked for (a list of earlier elements fits).
+APPROX_LOOKBACK = 200
+
+
+def approximate_at(text: str, start: int, end: int) -> bool:
+    """Does the note mark the number printed at ``text[start:end]`` as approximate?"""
+    before = text[max(0, start - APPROX_LOOKBACK):start]
+    if _APPROX_BEFORE_RE.search(before) and not _NOT_APPROX_BEFORE_RE.search(before):
+        return True
+    return _APPROX_AFTER_RE.match(text[end:end + 12]) is not None
+
+
+def approximate_unit(pn: PrintedNumber) -> Fraction | None:
+    """One unit of the last significant digit of ``pn`` (its distance for an approximate
+    number), or ``None`` when it has none: a fraction such as 2/3 (compared as printed),
+    or a bare power of ten (:func:`is_bare_power`: the engine takes it within a factor
+    of √10, half an order of magnitude: log10 of the true value rounds to the exponent).
+
+    Digits after a point are significant (0.30 → 0.01); an integer mantissa's trailing
+    zeros are not (约 300 → 100; 约 25 → 1; ≈ 0 → 1; 约 3 亿 → 1 亿; 约 30% → 10%).
+    """
+    if pn.kind == "fraction" or is_bare_power(pn):
+        return None
+    unit = 2 * pn.half_unit
+    if decimals(pn) == 0 and pn.value != 0:
+        digits = abs(pn.value) / unit
+        while digits.denominator == 1 and digits % 10 == 0:
+            digits /= 10
+            unit *= 10
+    return unit
+
+
+def is_bare_power(pn: PrintedNumber) -> bool:
+    return re.fullmatch(rf"(?:{_SIGN}{_WS})?{_BARE_POWER}", pn.text) is not None

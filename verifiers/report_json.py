@@ -45,6 +45,7 @@ def claim_json(v: Verdict, inferred: bool = False,
                 "local": x.local,
                 "message": x.message,
                 "restated": x.restated,
+                "approximate": x.approximate,
                 "start": _pos(x.start),
                 "end": _pos(x.end),
             }
@@ -82,6 +83,12 @@ def report(result: RunResult) -> dict[str, Any]:
         # comes right after it
         "claims": [claim_json(v, v.id in inferred, constants.get(v.id))
                    for v in after_roots(result.verdicts)],
+        # every wider tolerance a claim asks for, with its reason (docs/claim-format.md)
+        "widened": [{"claim": c.id, "hole": name,
+                     "by": {k: float(a) for k, a in (("abs", w.abs), ("rel", w.rel))
+                            if a is not None},
+                     "reason": w.reason}
+                    for c in result.claims for name, w in c.widen.items()],
     }
 
 
