@@ -272,3 +272,6 @@ def test_the_cache_round_trips_a_verdict_exactly(tmp_path):
     store, verdict = _first_verdict(tmp_path)
     store.put(verdict)
     assert store.get(verdict.id) == verdict and verdict.depends_on_time is False
+    verdict.values[0].approximate = True  # a value the note marks with 约: kept as such
+    store.put(verdict)
+    assert store.get(verdict.id).values[0].approximate is True

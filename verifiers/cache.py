@@ -140,12 +140,15 @@ def _value(x: Any) -> ValueVerdict:
         raise BadEntry("unknown value status")
     if d["depends_on_time"] is not False:
         raise BadEntry("a value of the clock")
+    if type(d["approximate"]) is not bool:
+        raise BadEntry("approximate is not true or false")
     return ValueVerdict(
         name=_str(d["name"], limit=1000), printed=_str(d["printed"]),
         expected=_str(d["expected"]), status=d["status"], start=_position(d["start"]),
         end=_position(d["end"]), message=_str(d["message"]),
         suggestion=_str(d["suggestion"], True), local=d["local"],
-        root_cause=_str(d["root_cause"], True, 1000), restated=_str(d["restated"], True))
+        root_cause=_str(d["root_cause"], True, 1000), restated=_str(d["restated"], True),
+        approximate=d["approximate"])
 
 
 def _verdict(x: Any) -> Verdict:

@@ -41,7 +41,7 @@ class ValueVerdict:
     root_cause: str | None = None
     restated: str | None = None  # symbolic: the claim's restatement checked instead of the note
     depends_on_time: bool = False  # the outcome came from a clock (a deadline was hit)
-    approximate: bool = False  # the note marks it approximate (约, ≈, about …): ±1 last digit
+    approximate: bool = False  # the note marks it approximate (约, 左右, about …): ±1 last digit
 
 
 @dataclass
