@@ -73,6 +73,26 @@ def _checks(claim: Claim) -> bool:
     return bool(claim.check) or claim.run is not None or claim.kind in ("symbolic", "property")
 
 
+def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
+    """The claim's matched quote, and the block its code hole reads (a program it runs)."""
+    scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
+    if not scopes:
+        return []
+    try:
+        match = find(note.text, claim.text, scopes, displays=note.displays, near=claim.near,
+                     after=claim.after)
+    except ResolveError:
+        return []
+    spans = [(match.start, match.end)]
+    if getattr(claim, "code", None) is not None and claim.run is not None:
+        from verifiers.programs.codehole import block_span
+
+        block = block_span(claim, match, note)
+        if block is not None:
+            spans.append(block)
+    return spans
+
+
 def _quote_span(note: Note, text: str, section: str | None, near: str | None = None,
                 after: str | None = None) -> tuple[int, int] | None:
     scopes = note.scopes(section) if section else [(0, len(note.text))]
@@ -101,9 +121,7 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     claim_spans = []
     for claim in result.claims:
         if claim.note == name and not claim.problems and _checks(claim):
-            span = _quote_span(note, claim.text, claim.section, claim.near, claim.after)
-            if span is not None:
-                claim_spans.append(span)
+            claim_spans.extend(_quote_spans(note, claim))
     covering = _Spans(claim_spans)
     waivers = []
     for waiver in result.waivers:
