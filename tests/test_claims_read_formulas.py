@@ -195,6 +195,7 @@ BASELINE: frozenset[str] = frozenset({
     "aat-4-7-divide-by-64",
     "aat-4-7-divide-by-8",
     "aat-4-7-sd-64",
+    "aat-5-5-model-run",
     "aat-5-5-query-keys",
     "aat-5-5-scores",
     "aat-6-1-scores-shape",
