@@ -28,6 +28,7 @@ y = 2 × 1.20 = 2.40
 CLAIMS = """note: n.txt
 claims:
   - id: given
+    kind: given
     says: the input X and its size d (given)
     section: "1.1"
     text: 输入 X = ⟨X⟩，维度 d = ⟨d⟩

@@ -156,6 +156,7 @@ CHAIN = """note: n.txt
 section: "1.3"
 claims:
   - id: c-in
+    kind: given
     text: 输入 x = ⟨x⟩
   - id: c-double
     text: y = 2x = ⟨y⟩

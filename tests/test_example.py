@@ -65,7 +65,8 @@ def test_walkthrough(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     claims = _claims(repo / "all.json")
     assert {c["status"] for c in claims} == {"verified"}
     hand = [c for c in claims if not c["inferred"]]
-    assert {c["kind"] for c in hand} == {"arithmetic", "model", "symbolic", "property"}
+    assert {c["kind"] for c in hand} == {"arithmetic", "model", "symbolic", "property",
+                                          "given"}
     assert "17 verified" in capsys.readouterr().out
 
     # 5. a planted error: one digit of the note edited

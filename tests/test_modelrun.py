@@ -97,7 +97,7 @@ claims:
     assert code == 1
 
 
-def test_a_run_without_holes_still_runs_and_its_failure_is_an_error(tmp_path, capsys,
+def test_a_run_without_holes_checks_nothing_and_its_failure_is_an_error(tmp_path, capsys,
                                                                    monkeypatch):
     def formula_check(text: str) -> dict[str, torch.Tensor]:
         if "p_j - y_j" not in text:
@@ -113,7 +113,8 @@ claims:
     run: {example: test-formula, text: true, outputs: []}
 """
     note = "梯度 g_j = p_j - y_j\n"
-    assert check(project(tmp_path, claims, note), capsys)[0] == 0
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    assert code == 1 and data["claims"][0]["message"].startswith("checks nothing")  # it ran
     claims_b = claims.replace("p_j - y_j", "p_j + y_j")
     code, out, _ = check(project(tmp_path / "b", claims_b, note.replace("-", "+")), capsys)
     assert code == 1 and "disagrees with autograd" in out

@@ -158,9 +158,11 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
 def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, int]]:
     """Spans a claim checks, found from the claims and their quotes (no evaluation, so
     coverage does not depend on which claims a run selected): every hole of a claim that
-    checks something (a ``check``, a model ``run``, a symbolic formula), and holes other
-    claims use. A claim of inputs that nothing uses (a scaffolded stub) covers nothing."""
-    used = {(u.claim_id, u.hole) for c in result.claims for u in c.uses.values()}
+    checks something (a ``check``, a model ``run``, a symbolic formula), and holes that a
+    claim which checks something uses. A claim of inputs (``kind: given``, a scaffolded
+    stub) covers nothing by itself: only its holes a checking claim uses."""
+    used = {(u.claim_id, u.hole) for c in result.claims if _checks(c) and not c.problems
+            for u in c.uses.values()}
     spans = []
     for claim in result.claims:
         if claim.note != name or claim.problems or claim.kind == "property":
@@ -171,7 +173,7 @@ def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, in
                          near=claim.near, after=claim.after)
         except ResolveError:
             continue  # a stale claim covers nothing
-        checks = bool(claim.check) or claim.run is not None or claim.kind == "symbolic"
+        checks = _checks(claim)
         for key, printed in match.values.items():
             if checks or (claim.id, key.split("[")[0]) in used:
                 spans.append((printed.start, printed.end))
@@ -183,6 +185,14 @@ def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, in
             if span is not None:
                 spans.append(span)
     return spans
+
+
+def _checks(claim) -> bool:
+    """Does the claim compare something with a computation (never ``kind: given``)?"""
+    if claim.kind == "given":
+        return False
+    return bool(claim.check) or claim.kind in ("symbolic", "property") \
+        or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 
 def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:

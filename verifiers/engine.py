@@ -284,6 +284,12 @@ class Engine:
             raise failure from None
         if claim.kind in ("symbolic", "property"):
             return  # values: the relations of its formulas / the law's search, in _verdict
+        for name, (tree, line) in claim.check.items():
+            against = self._checked_against_itself(ev, name, tree)
+            if against is not None:
+                raise ClaimFailure(ERROR, f"check: {name!r} is checked against itself "
+                                   f"({against}): compare it with a computation, or make it "
+                                   "an input", line)
         scope = self._scope(ev, POINT)
         if claim.run is not None:
             scope._model_outputs()  # a run always runs: an example may enforce what it checks
@@ -291,6 +297,30 @@ class Engine:
             ev.global_values[name] = scope[name]
         for name in claim.check:
             self._assess(ev, name)
+
+    def _checked_against_itself(self, ev: Evaluation, name: str, tree: ex.Expr) -> str | None:
+        """Why a check's expression is only the hole's own printed value, else None: the
+        hole itself (``x: x``, also through ``where:`` aliases), or a ``uses:`` of a value
+        printed at the same place of the same note (taken as printed: an input upstream)."""
+        claim, seen = ev.claim, set()
+        while isinstance(tree, ex.Name) and tree.id in claim.where and tree.id not in seen:
+            seen.add(tree.id)
+            tree = claim.where[tree.id][0]
+        if not isinstance(tree, ex.Name):
+            return None
+        if tree.id == name:
+            return "its expression is the hole itself"
+        use = claim.uses.get(tree.id)
+        if use is None:
+            return None
+        up = self._upstream(use.claim_id, use.hole, use.line)
+        if not (use.as_printed or use.hole not in up.claim.check) or up.note is not ev.note:
+            return None  # upstream computes it: a real (if repeated) check
+        own = {(p.start, p.end) for k, p in ev.match.values.items() if _base(k) == name}
+        theirs = {(p.start, p.end) for k, p in up.match.values.items() if _base(k) == use.hole}
+        if own and own == theirs:
+            return f"{tree.id} is {use.claim_id}.{use.hole}, the same printed value"
+        return None
 
     def _scope(self, ev: Evaluation, mode: str) -> Scope:
         if mode not in ev.scopes:
@@ -409,6 +439,14 @@ class Engine:
             if not (ref.formula or ref.word):  # word holes: read by the property's check
                 verdict.values.append(self._value(ev, ref))
         verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
+        if claim.kind != "given" and all(v.status == GIVEN for v in verdict.values):
+            # no hole compared with a computation, no symbolic step, no property search
+            verdict.status = ERROR
+            verdict.message = ("checks nothing: no value is compared with a computation "
+                               "(add check: entries, or declare the inputs with kind: given)")
+            verdict.claim_place = (claim.line, 1)
+            verdict.values.clear()
+            return verdict
         return settle(verdict)
 
     def _value(self, ev: Evaluation, ref: HoleRef) -> ValueVerdict:
@@ -494,6 +532,8 @@ def settle(verdict: Verdict) -> Verdict:
         verdict.where = verdict.span[0] if verdict.span else verdict.where
         checked = sum(1 for v in verdict.values if v.status == VERIFIED)
         verdict.message = f"{checked} value(s) verified"
+        if verdict.kind == "given":
+            verdict.message = f"{len(verdict.values)} input(s) read, nothing checked"
         if verdict.kind == "property":
             verdict.message = verdict.values[0].message  # "no counterexample in N examples"
     return verdict

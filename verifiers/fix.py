@@ -44,7 +44,8 @@ class Edit:
 
 
 def _rewritable(v: Verdict, x: ValueVerdict) -> bool:
-    return (v.kind == "arithmetic" and x.status in (DISCREPANCY, KNOWN) and x.local == "wrong"
+    return (v.kind in ("arithmetic", "given") and x.status in (DISCREPANCY, KNOWN)
+            and x.local == "wrong"
             and x.suggestion is not None and x.suggestion != x.printed)
 
 

@@ -52,7 +52,9 @@ RUN_KEYS = ("example", "inputs", "outputs", "text")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
-KINDS = ("arithmetic", "model", "symbolic", "property")
+KINDS = ("arithmetic", "model", "symbolic", "property", "given")
+# kind: given only states inputs: its holes are read and must parse, nothing is computed
+GIVEN_FORBIDS = ("uses", "where", "check", "widen", "known", "run", "code", "iterate")
 CONSTANTS = frozenset({"pi", "e"})
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -556,6 +558,12 @@ class _FileValidator:
         self.widen(claim, node.value.get("widen"))
         self.known(claim, node.value.get("known"))
         self.cross_check(claim, node)
+        if claim.kind == "given":
+            for key in GIVEN_FORBIDS:
+                if key in node.value:
+                    line, col = node.keys[key]
+                    self.problem(line, col, f"{key!r} computes or checks: a claim of kind: given "
+                                 "only states inputs", claim)
         return claim
 
     def holes(self, claim: Claim, node: Node) -> None:

@@ -76,7 +76,9 @@ def definition(note: Note, stem: str, value: Token) -> tuple[str, str] | None:
         return None
     cid = claim_id(stem, quote.section, quote.text)
     says = "inferred: a value the note defines, read by the inferred claims that use it"
-    return cid, "\n".join(_head(cid, quote.section, says, quote.text)) + "\n"
+    lines = _head(cid, quote.section, says, quote.text)
+    lines.insert(2, "    kind: given")  # inputs only: a claim that checks nothing is an error
+    return cid, "\n".join(lines) + "\n"
 
 
 def render(cid: str, cand: Candidate, quote: str, section: str | None,
