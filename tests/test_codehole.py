@@ -45,7 +45,8 @@ def _check(tmp_path: Path, find: str, replace: str, select: str,
 
 
 def _failing_lines(claim: dict) -> set[int]:
-    return {v["start"]["line"] for v in claim["values"] if v["status"] not in ("verified", "given")}
+    return {v["start"]["line"] for v in claim["values"]
+            if v["status"] not in ("verified", "given", "known")}
 
 
 def test_locate_block_reads_the_program_as_printed() -> None:
@@ -139,7 +140,10 @@ def test_wrong_learning_rate_names_the_candidate(tmp_path: Path,
 def test_an_edit_that_keeps_the_outputs_verifies(tmp_path: Path, find: str, replace: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     claims = _check(tmp_path, find, replace, "l1-7-program or l1-7-add-at", capsys)
-    assert claims["l1-7-program"]["status"] == "verified", claims["l1-7-program"]["message"]
+    # passing: its one pin ("about 25 lines" for 29) is unrelated to the edit
+    assert claims["l1-7-program"]["status"] == "known", claims["l1-7-program"]["message"]
+    assert all(v["status"] in ("verified", "given") or v["name"] == "nlines"
+               for v in claims["l1-7-program"]["values"])
 
 
 def test_a_printed_comment_value_fails_at_the_comment(tmp_path: Path,
