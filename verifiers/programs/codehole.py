@@ -288,15 +288,17 @@ def assignment_targets(source: str) -> dict[int, list[str]]:
 
 # --------------------------------------------------------------------------- tracing
 
+NOTE_FILE = "note_program.py"  # the traced program's name in the jail
+
 _HARNESS = r'''
-import json as _json, sys as _sys, traceback as _tb
+import json as _json, runpy as _runpy, sys as _sys, traceback as _tb
 import numpy as _np
-_SRC = {src!r}
+_NOTE = {note!r}  # the note's program, a file beside this harness in the jail
 _BODY = {body}
 _MARK = {mark!r}
 _WINDOW = 4000
 _PASSES = 2
-_g = {{"__name__": "__main__"}}
+_G = [None]  # the note program's globals (its module frame's, live)
 _state = {{"events": [], "entries": [], "nonfinite": None, "error": None, "iterations": 0}}
 _snap = {{}}
 _prev = [None]
@@ -338,7 +340,7 @@ def _bad(v):
 
 def _diff(line):
     it = _state["iterations"] - 1
-    for k, v in list(_g.items()):
+    for k, v in list(_G[0].items()):
         if k.startswith("__"):
             continue
         kept = _keep(v)
@@ -350,7 +352,7 @@ def _diff(line):
         _state["events"].append([line, k, it, _enc(kept)])
 
 def _watch(line):
-    for k, v in list(_g.items()):
+    for k, v in list(_G[0].items()):
         if not k.startswith("__") and _bad(v):
             _state["nonfinite"] = [line, k, _state["iterations"] - 1]
             return
@@ -358,6 +360,7 @@ def _watch(line):
 def _line(frame, event, arg):
     if event != "line" or frame.f_code.co_name != "<module>":
         return _line
+    _G[0] = frame.f_globals
     prev = _prev[0]
     _count[0] += 1
     recording = _state["iterations"] <= _PASSES and _count[0] <= _WINDOW
@@ -368,23 +371,23 @@ def _line(frame, event, arg):
     if frame.f_lineno == _BODY:
         _state["iterations"] += 1
         if _state["iterations"] <= _PASSES:
-            _state["entries"].append({{k: _enc(_keep(v)) for k, v in _g.items()
+            _state["entries"].append({{k: _enc(_keep(v)) for k, v in _G[0].items()
                                       if not k.startswith("__") and _keep(v) is not None}})
     _prev[0] = frame.f_lineno
     return _line
 
 def _call(frame, event, arg):
-    if frame.f_code.co_filename == "<note>":
+    if frame.f_code.co_filename == _NOTE:
         return _line
     return None
 
 _sys.settrace(_call)
 try:
-    exec(compile(_SRC, "<note>", "exec"), _g)
+    _runpy.run_path(_NOTE, run_name="__main__")
 except SystemExit:
     pass
 except BaseException as _e:
-    _frames = [f for f in _tb.extract_tb(_e.__traceback__) if f.filename == "<note>"]
+    _frames = [f for f in _tb.extract_tb(_e.__traceback__) if f.filename == _NOTE]
     _state["error"] = [_frames[-1].lineno if _frames else 0,
                        (type(_e).__name__ + ": " + str(_e))[:300]]
 finally:
@@ -440,8 +443,10 @@ def traced_run(program: str, body_line: int, timeout: float = 60) -> Trace:
     from verifiers.programs.jail import run_program
 
     mark = "\x00notecheck-" + secrets.token_hex(8) + ":"
-    harness = _HARNESS.format(src=program, body=int(body_line), mark=mark)
-    result = run_program(harness, timeout=timeout)
+    # The note's text goes in as a file of its own, run by runpy inside the jail: it is
+    # never spliced into Python source, and nothing of it is compiled in the gate.
+    harness = _HARNESS.format(note=NOTE_FILE, body=int(body_line), mark=mark)
+    result = run_program(harness, timeout=timeout, extra_files={NOTE_FILE: program})
     chunks: list[str] = []
     output: list[str] = []
     for line in result.stdout.splitlines():
