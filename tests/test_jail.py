@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 import verifiers.programs.jail as jail
+from tests.processes import gone, tagged
 from verifiers.programs import JailUnavailable, ProgramResult, quote_output, run_program
 
 REPO = Path(__file__).resolve().parents[1]
@@ -129,24 +130,11 @@ def _with(program: str, **names: object) -> str:
 
 def _alive(token: str) -> list[int]:
     """Host pids whose command line carries ``token`` (the host sees every pid namespace)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if token.encode() in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
+    return tagged(token, "cmdline")
 
 
 def _gone(token: str, within: float = 10.0) -> bool:
-    end = time.monotonic() + within
-    while _alive(token):
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.2)
-    return True
+    return gone(token, "cmdline", within)
 
 
 # --------------------------------------------------------------------------- basics

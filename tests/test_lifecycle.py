@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import gone, tagged
 from verifiers.budget import Budget
 from verifiers.deadline import deadline
 from verifiers.run import run
@@ -94,18 +95,7 @@ def test_deadlines_nest() -> None:
 
 def _tagged(token: str) -> list[int]:
     """Live processes whose environment holds ``token`` (the gate and what it forked)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if token.encode() in environ and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return tagged(token, "environ")
 
 
 def _start_gate(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
@@ -127,12 +117,7 @@ def _start_gate(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def _gone(token: str, seconds: float = 10) -> bool:
-    limit = time.monotonic() + seconds
-    while _tagged(token):
-        if time.monotonic() > limit:
-            return False
-        time.sleep(0.1)
-    return True
+    return gone(token, "environ", seconds)
 
 
 @linux_only

@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from verifiers.holes import ResolveError, find
+from verifiers.holes import Match, ResolveError, find
 from verifiers.meaning import FINDERS, Item
 from verifiers.notes import Note
 from verifiers.run import RunResult
@@ -75,15 +75,22 @@ def _checks(claim: Claim) -> bool:
     return checks(claim)
 
 
+def _match(note: Note, text: str, section: str | None, near: str | None,
+           after: str | None) -> Match | None:
+    """Where a claim's or a waiver's quote is, found as the numbers' coverage finds it."""
+    scopes = note.scopes(section) if section else [(0, len(note.text))]
+    if not scopes:
+        return None
+    try:
+        return find(note.text, text, scopes, displays=note.displays, near=near, after=after)
+    except ResolveError:
+        return None
+
+
 def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
     """The claim's matched quote, and the block its code hole reads (a program it runs)."""
-    scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
-    if not scopes:
-        return []
-    try:
-        match = find(note.text, claim.text, scopes, displays=note.displays, near=claim.near,
-                     after=claim.after)
-    except ResolveError:
+    match = _match(note, claim.text, claim.section, claim.near, claim.after)
+    if match is None:
         return []
     spans = [(match.start, match.end)]
     if getattr(claim, "code", None) is not None and claim.run is not None:
@@ -93,18 +100,6 @@ def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
         if block is not None:
             spans.append(block)
     return spans
-
-
-def _quote_span(note: Note, text: str, section: str | None, near: str | None = None,
-                after: str | None = None) -> tuple[int, int] | None:
-    scopes = note.scopes(section) if section else [(0, len(note.text))]
-    if not scopes:
-        return None
-    try:
-        match = find(note.text, text, scopes, displays=note.displays, near=near, after=after)
-    except ResolveError:
-        return None
-    return match.start, match.end
 
 
 def find_items(note: Note) -> dict[str, list[Item]]:
@@ -129,9 +124,9 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     for waiver in result.waivers:
         if waiver.note == name and set(waiver.waives) & set(KINDS):
             # a stale waiver is reported by the numbers' coverage
-            span = _quote_span(note, waiver.text, waiver.section, waiver.near, waiver.after)
-            if span is not None:
-                waivers.append((waiver, _Spans([span])))
+            match = _match(note, waiver.text, waiver.section, waiver.near, waiver.after)
+            if match is not None:
+                waivers.append((waiver, _Spans([(match.start, match.end)])))
     out = {}
     for kind, items in find_items(note).items():
         cov = KindCoverage(items)

@@ -26,7 +26,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -62,7 +62,10 @@ def _vec(xs) -> torch.Tensor:
     return torch.tensor([float(x) for x in xs], dtype=F64)
 
 
-def _one_thread(fn: Callable[[], dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+_T = TypeVar("_T")
+
+
+def _one_thread(fn: Callable[[], _T]) -> _T:
     """Tiny tensors: one intra-op thread is ~8x faster than several on a busy machine."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -624,7 +627,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
     if ref is not None and size is not None and pairs:
         vocab, ids = encode_first_occurrence(entry["text"])
         n = max([trace.iterations, *(int(m.group("step")) for _, m in pairs)]) + 1
-        ref_losses = _one_thread_list(lambda: fit_bigram(
+        ref_losses = _one_thread(lambda: fit_bigram(
             ids, len(vocab), entry["E"].shape[1], size, n,
             {"E": entry["E"], "WU": entry["WU"]}).losses)
 
@@ -713,13 +716,6 @@ def _value(line: int, col: int, text: str, status: str, name: str, expected: str
     return Finding(line, col, col + len(text), status, name, text, expected, message)
 
 
-def _one_thread_list(fn: Callable[[], list[float]]) -> list[float]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return fn()
-    finally:
-        torch.set_num_threads(before)
 
 
 

@@ -26,18 +26,16 @@ uncaught exception. Only the jail runs the note's text; the gate parses (``ast``
 from __future__ import annotations
 
 import ast
-import functools
 import io
 import json
 import re
 import secrets
-import textwrap
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifiers.programs.extract import _compiles  # parses, never executes (the one compile())
+from verifiers.programs.extract import Block, locate_block
 
 __all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
            "block_values", "comments", "locate_block", "locator", "loop_shape", "traced_run"]
@@ -51,20 +49,6 @@ class CodeRef:
     end: str | None = None
     name: str = "program"
     line: int = 0
-
-
-@dataclass(frozen=True)
-class Block:
-    """A block of a note: its dedented text, the note offset of each of its lines, its indent."""
-
-    text: str
-    line_offsets: tuple[int, ...]  # note offset where block line i+1 starts (after the indent)
-    first_line: int  # 1-based line of the note where the block starts
-
-    def offset(self, line: int, col: int = 0) -> int:
-        """Note offset of ``(line, col)`` in the block (1-based line, 0-based column)."""
-        line = min(max(line, 1), len(self.line_offsets))
-        return self.line_offsets[line - 1] + max(col, 0)
 
 
 @dataclass(frozen=True)
@@ -86,50 +70,6 @@ class Finding:
 
 
 # --------------------------------------------------------------------------- locating
-
-
-@functools.lru_cache(maxsize=64)
-def locate_block(text: str, scope_start: int, scope_end: int, start: str,
-                 end: str | None) -> Block:
-    """Find the block in ``text[scope_start:scope_end]``; ``ValueError`` if it is not there.
-
-    With ``end``, the block ends at the first line containing it; without, it is a
-    program: the longest prefix (up to the next ``§`` heading or the scope's end) that
-    compiles.
-    """
-    starts: list[int] = []
-    pos = scope_start
-    while pos < scope_end:
-        nl = text.find("\n", pos, scope_end)
-        stop = scope_end if nl < 0 else nl
-        starts.append(pos)
-        pos = stop + 1
-    lines = [text[s:text.find("\n", s, scope_end) if text.find("\n", s, scope_end) >= 0
-                  else scope_end] for s in starts]
-    first = next((i for i, ln in enumerate(lines) if ln.strip().startswith(start)), None)
-    if first is None:
-        raise ValueError(f"no line of the section starts with {start!r}")
-    if end is not None:
-        last = next((i for i in range(first, len(lines)) if end in lines[i]), None)
-        if last is None:
-            raise ValueError(f"no line at or after line {first + 1} contains {end!r}")
-    else:
-        stop = next((i for i in range(first + 1, len(lines)) if lines[i].lstrip().startswith("§")),
-                    len(lines))
-        last = None
-        for j in range(stop - 1, first - 1, -1):
-            if lines[j].strip() and _compiles(textwrap.dedent("\n".join(lines[first:j + 1]))):
-                last = j
-                break
-        if last is None:
-            raise ValueError(f"no compiling program starts at {start!r}")
-    chunk = lines[first:last + 1]
-    body = [ln for ln in chunk if ln.strip()]
-    indent = min((len(ln) - len(ln.lstrip()) for ln in body), default=0)
-    dedented = "\n".join(ln[indent:] if ln.strip() else "" for ln in chunk) + "\n"
-    offsets = tuple(starts[first + k] + (indent if chunk[k].strip() else 0)
-                    for k in range(len(chunk)))
-    return Block(dedented, offsets, text.count("\n", 0, starts[first]) + 1)
 
 
 # --------------------------------------------------------------------------- locators

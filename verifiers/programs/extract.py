@@ -6,6 +6,7 @@ can run in the gate's process. Running the program is :mod:`verifiers.programs.j
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import textwrap
@@ -13,7 +14,8 @@ import tokenize
 from dataclasses import dataclass
 from decimal import Decimal
 
-__all__ = ["PROGRAM_NAME", "PrintedLoss", "extract_program", "printed_losses"]
+__all__ = ["PROGRAM_NAME", "Block", "PrintedLoss", "extract_program", "locate_block",
+           "printed_losses"]
 
 #: File name of the program in the jail (tracebacks name it, so lines map back to the note).
 PROGRAM_NAME = "program.py"
@@ -51,29 +53,70 @@ def extract_program(note_text: str, start_marker: str, end_marker: str | None = 
     does not compile — a note edit that breaks the program must fail loudly, not
     extract a shorter program that happens to compile.
     """
-    lines = note_text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip().startswith(start_marker)), None)
-    if start is None:
-        raise ValueError(f"start marker not found in note: {start_marker!r}")
-    if end_marker is not None:
-        end = next((i for i in range(start, len(lines)) if end_marker in lines[i]), None)
-        if end is None:
-            raise ValueError(f"end marker not found after line {start + 1}: {end_marker!r}")
-        block = textwrap.dedent("\n".join(lines[start : end + 1])) + "\n"
-        if not _compiles(block):
-            raise ValueError(f"program at lines {start + 1}-{end + 1} does not compile")
-        return block
-    stop = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("§")),
-        len(lines),
-    )
-    for end in range(stop - 1, start - 1, -1):
-        if not lines[end].strip():
-            continue
-        block = textwrap.dedent("\n".join(lines[start : end + 1])) + "\n"
-        if _compiles(block):
-            return block
-    raise ValueError(f"no compiling program starts at line {start + 1}")
+    block = locate_block(note_text, 0, len(note_text), start_marker, end_marker)
+    if end_marker is not None and not _compiles(block.text):
+        last = block.first_line + len(block.line_offsets) - 1
+        raise ValueError(f"program at lines {block.first_line}-{last} does not compile")
+    return block.text
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of a note: its dedented text, the note offset of each of its lines, its indent."""
+
+    text: str
+    line_offsets: tuple[int, ...]  # note offset where block line i+1 starts (after the indent)
+    first_line: int  # 1-based line of the note where the block starts
+
+    def offset(self, line: int, col: int = 0) -> int:
+        """Note offset of ``(line, col)`` in the block (1-based line, 0-based column)."""
+        line = min(max(line, 1), len(self.line_offsets))
+        return self.line_offsets[line - 1] + max(col, 0)
+
+
+@functools.lru_cache(maxsize=64)
+def locate_block(text: str, scope_start: int, scope_end: int, start: str,
+                 end: str | None) -> Block:
+    """Find the block in ``text[scope_start:scope_end]``; ``ValueError`` if it is not there.
+
+    With ``end``, the block ends at the first line containing it; without, it is a
+    program: the longest prefix (up to the next ``§`` heading or the scope's end) that
+    compiles.
+    """
+    starts: list[int] = []
+    pos = scope_start
+    while pos < scope_end:
+        nl = text.find("\n", pos, scope_end)
+        stop = scope_end if nl < 0 else nl
+        starts.append(pos)
+        pos = stop + 1
+    lines = [text[s:text.find("\n", s, scope_end) if text.find("\n", s, scope_end) >= 0
+                  else scope_end] for s in starts]
+    first = next((i for i, ln in enumerate(lines) if ln.strip().startswith(start)), None)
+    if first is None:
+        raise ValueError(f"start marker not found: no line starts with {start!r}")
+    if end is not None:
+        last = next((i for i in range(first, len(lines)) if end in lines[i]), None)
+        if last is None:
+            raise ValueError(f"end marker not found: no line at or after line {first + 1} "
+                             f"contains {end!r}")
+    else:
+        stop = next((i for i in range(first + 1, len(lines)) if lines[i].lstrip().startswith("§")),
+                    len(lines))
+        last = None
+        for j in range(stop - 1, first - 1, -1):
+            if lines[j].strip() and _compiles(textwrap.dedent("\n".join(lines[first:j + 1]))):
+                last = j
+                break
+        if last is None:
+            raise ValueError(f"no compiling program starts at {start!r}")
+    chunk = lines[first:last + 1]
+    body = [ln for ln in chunk if ln.strip()]
+    indent = min((len(ln) - len(ln.lstrip()) for ln in body), default=0)
+    dedented = "\n".join(ln[indent:] if ln.strip() else "" for ln in chunk) + "\n"
+    offsets = tuple(starts[first + k] + (indent if chunk[k].strip() else 0)
+                    for k in range(len(chunk)))
+    return Block(dedented, offsets, text.count("\n", 0, starts[first]) + 1)
 
 
 # --------------------------------------------------------------------------- printed losses
