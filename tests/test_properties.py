@@ -23,6 +23,7 @@ import pytest
 import torch
 
 import tinygpt.model as tg_model
+from tests.test_laws_statements import STATEMENT_MUTANTS
 from tinygpt import KVCache, TinyGPT, attention, ffn, rope, softmax, top_k_filter, top_p_filter
 from tinygpt.backward import softmax_cross_entropy_grad
 from verifiers import profiles
@@ -289,6 +290,7 @@ MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "logit-matrix-rank": (
         {}, lambda E, WU: E @ WU + torch.eye(E.shape[0], dtype=F64), "has rank"),
 }
+MUTANTS.update(STATEMENT_MUTANTS)  # laws of law-stating sentences (issue 12 item 4)
 
 
 def test_every_property_has_a_law_and_a_mutant() -> None:
@@ -609,7 +611,10 @@ def test_claim_files_name_known_properties() -> None:
     assert not problems
     props = [c for c in claims if c.kind == "property"]
     assert props and all(not c.problems for c in props)
-    assert all(Path(c.file).name.startswith("5") and "properties" in c.file for c in props)
+    # 5x-properties-*.yaml, or the statement files of issue 12 item 4 (7x/8x-*statements*.yaml)
+    assert all((Path(c.file).name.startswith("5") and "properties" in c.file)
+               or (Path(c.file).name[:1] in "78" and "statements" in Path(c.file).name)
+               for c in props)
 
 
 def test_the_claim_format_lists_every_property() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_laws_statements import STATEMENT_FLIPS
 from verifiers import words
 from verifiers.cli import main
 from verifiers.holes import find
@@ -100,6 +101,7 @@ FLIPS = [
     ("small-step-lowers-loss", {"loss": "increases"}),
     ("permutation-equivariance", {"symmetry": "aware"}),
 ]
+FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 
 
 def test_every_slot_has_a_flip_that_fails() -> None:

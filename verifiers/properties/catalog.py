@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifiers.properties.specs_statements import specs as statement_specs
+
 HOLDS, FAILS = "holds", "fails"
 
 
@@ -355,6 +357,7 @@ _SPECS = (
          params=(Param("max_d", "int", 4, 1, 8), Param("max_vocab", "int", 8, 2, 16))),
 )
 
+_SPECS = (*_SPECS, *statement_specs())  # laws of law-stating sentences (issue 12 item 4)
 CATALOG: dict[str, Spec] = {s.name: s for s in _SPECS}
 NAMES: tuple[str, ...] = tuple(CATALOG)
 

@@ -7,6 +7,7 @@ from verifiers.properties import (  # noqa: F401  (each module registers its law
     laws_decoding,
     laws_model,
     laws_softmax,
+    laws_statements,
 )
 from verifiers.properties.base import LAWS, Counterexample, Law
 
