@@ -846,12 +846,20 @@ class _Parser:
         return self.finish_name(name, text, items, tok, label)
 
     def label_superscript(self) -> str:
-        """``^{new}``/``^{old}`` after a name are part of it (W_Q^new)."""
+        """``^{new}``/``^{old}`` after a name are part of it (W_Q^new), and so is a
+        parenthesised layer or head index ``^{(1)}``, ``^{(h)}`` (X^(1), W_Q^(h)): the
+        notes never write a power that way."""
         if (self.at_op("^") and _is_op(self.peek(1), "{") and self.peek(2).kind == "name"
                 and self.peek(2).text in LABEL_WORDS and _is_op(self.peek(3), "}")):
             word = self.peek(2).text
             self.pos += 4
             return "^" + word
+        if (self.at_op("^") and _is_op(self.peek(1), "{") and _is_op(self.peek(2), "(")
+                and _is_index(self.peek(3)) and _is_op(self.peek(4), ")")
+                and _is_op(self.peek(5), "}")):
+            index = self.peek(3).text  # X^{(1)}, W_{Q}^{(h)}: a layer or head index
+            self.pos += 6
+            return f"^({index})"
         return ""
 
     def finish_name(self, base: str, text: str, items: list[sympy.Basic] | None,
@@ -1679,12 +1687,18 @@ class _Printer(LatexPrinter):
         return "\\left(" + ", ".join(self._print(a) for a in expr.args) + "\\right)"
 
 
+def _is_index(tok: _Token) -> bool:
+    """One integer or one letter: the index of ``X^{(1)}``, ``Z^{(h)}``."""
+    return (tok.kind == "num" and tok.text.isdigit()) or (
+        tok.kind == "name" and len(tok.text) == 1 and tok.text.isalpha())
+
+
 def _modified_call(name: str) -> str:
     """How a function is named in print: ``\\bar{L}`` for ``Lbar`` (as the note writes
     ``\\bar L(θ)``: the round trip then counts the same letter), ``F_{\\theta}`` for
-    ``F_theta``, else ``\\operatorname``."""
+    ``F_theta`` (``F_{1}`` for ``F_1``), else ``\\operatorname``."""
     head, sep, sub = name.partition("_")
-    if sep and head and sub and head.isalpha() and sub.isalpha():
+    if sep and head and sub and head.isalpha() and (sub.isalpha() or sub.isdigit()):
         return f"{head}_{{\\{sub}}}" if sub in GREEK_COMMANDS else f"{head}_{{{sub}}}"
     for command, suffix in _MODIFIERS.items():
         base = name[: -len(suffix)]
