@@ -1,0 +1,268 @@
+"""Finding a procedure claim's quote, also after a step was moved, dropped or added.
+
+A procedure claim quotes its steps with word holes: ``⟦s1⟧`` reads an operation word, and a
+hole named ``_…`` (``⟦_1⟧``) skips the rest of its line unread (a step's explanation, a
+formula that other claims read). The quote is cut into
+
+    prefix, body 1, head 2, body 2, …, head n, body n
+
+where body k is step k's hole with the text that follows it on its line, and head k the text
+that leads to step k (``\\n2. ``, `` → ``). When the quote as written is not found, the
+variants an author's edit produces are tried: the bodies in another order (a step moved or
+two swapped; the heads, with their numbers, stay in place), one body dropped (the last head
+goes), one unknown step added (a new head numbered one more). The first variant found is
+read, so an edited order is *checked* instead of making the claim stale.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from dataclasses import dataclass
+
+from verifiers.holes import Match, Printed, ResolveError, find
+from verifiers.notes import Note
+from verifiers.schema import HOLE_RE, Claim, HoleRef
+
+__all__ = ["Step", "locate", "quote_spans", "read_steps"]
+
+_WS = r"[ \t\u3000\u00a0\n\r]"
+_STOPS = "\n。；;，,：:！!？?（）()→⟶│"
+_WORD = r"([^\n]{1,24}?)"
+_LAST_WORD = f"([^{re.escape(_STOPS)}]{{1,24}})"
+_REST = r"[^\n]*"
+_NEW = r"([^\n]{1,80}?)"  # an added step: read by looking for a vocabulary word in it
+_CN = "零一二三四五六七八九十"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step read from the note: its text and span; ``name`` is the hole ('+' if added)."""
+
+    name: str
+    text: str
+    start: int
+    end: int
+
+
+def _literal(chunk: str) -> str:
+    """Escape literal text; whitespace is optional except between two word characters."""
+    out: list[str] = []
+    pending, prev = False, ""
+    for ch in chunk:
+        if ch.isspace():
+            pending = True
+            continue
+        if prev:
+            out.append(f"{_WS}+" if pending and prev.isalnum() and ch.isalnum() else f"{_WS}*")
+        out.append(re.escape(ch))
+        prev, pending = ch, False
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class _Body:
+    name: str  # the op hole's name, or "+" for an added step
+    parts: tuple[str | HoleRef, ...]  # the hole, skip holes and literal tail
+
+
+@dataclass(frozen=True)
+class _Shape:
+    prefix: str
+    bodies: tuple[_Body, ...]
+    heads: tuple[str, ...]  # heads[k] leads to bodies[k + 1]
+
+
+def _skip(ref: object) -> bool:
+    return isinstance(ref, HoleRef) and ref.name.startswith("_")
+
+
+def _split(lit: str) -> tuple[str, str]:
+    """A literal between two steps -> (tail of the one before, head of the next)."""
+    k = lit.rfind("\n")
+    if k < 0:
+        k = max(lit.rfind("→"), lit.rfind("⟶"), lit.rfind("->"))
+    return (lit[:k], lit[k:]) if k >= 0 else ("", lit)
+
+
+@functools.lru_cache(maxsize=256)
+def _shape(text: str) -> _Shape:
+    pieces: list[str | HoleRef] = []
+    pos = 0
+    for m in HOLE_RE.finditer(text):
+        pieces.append(text[pos:m.start()])
+        pieces.append(HoleRef.from_match(m))
+        pos = m.end()
+    pieces.append(text[pos:])
+    prefix = pieces[0]
+    refs, lits = pieces[1::2], pieces[2::2]
+    bodies: list[list[str | HoleRef]] = []
+    heads: list[str] = []
+    for k, (ref, lit) in enumerate(zip(refs, lits, strict=True)):
+        if _skip(ref) and bodies:
+            bodies[-1].append(ref)  # a skipped rest of line belongs to its step
+        else:
+            bodies.append([ref])
+        following = refs[k + 1] if k + 1 < len(refs) else None
+        if following is None or _skip(following):
+            bodies[-1].append(lit)
+        else:
+            tail, head = _split(lit)
+            bodies[-1] += [tail]
+            heads.append(head)
+    shaped = [_Body(b[0].name if isinstance(b[0], HoleRef) else "+", tuple(b)) for b in bodies]
+    return _Shape(prefix, tuple(shaped), tuple(heads))
+
+
+def _pattern(prefix: str, bodies: list[_Body], heads: list[str]) -> re.Pattern[str]:
+    out = [_literal(prefix)]
+    last = len(bodies) - 1
+    for k, body in enumerate(bodies):
+        if k:
+            out.append(f"{_WS}*" + _literal(heads[k - 1]))
+        for j, part in enumerate(body.parts):
+            if isinstance(part, HoleRef):
+                if part.name.startswith("_"):
+                    out.append(f"{_WS}*" + _REST)
+                elif body.name == "+":
+                    out.append(_NEW)
+                else:
+                    final = k == last and not any(isinstance(p, str) and p.strip()
+                                                  for p in body.parts[j + 1:])
+                    out.append(f"{_WS}*" + (_LAST_WORD if final else _WORD))
+            elif part:
+                out.append(f"{_WS}*" + _literal(part))
+    return re.compile("".join(out))
+
+
+def _renumber(head: str) -> str:
+    """The head of one more step: ``\\n3. `` -> ``\\n4. ``, ``第三步`` -> ``第四步``."""
+    m = re.search(r"\d+", head)
+    if m:
+        return head[:m.start()] + str(int(m[0]) + 1) + head[m.end():]
+    m = re.search(f"[{_CN[1:]}]", head)
+    if m and _CN.index(m[0]) < 10:
+        return head[:m.start()] + _CN[_CN.index(m[0]) + 1] + head[m.end():]
+    return head
+
+
+def _variants(shape: _Shape) -> list[tuple[list[_Body], list[str]]]:
+    """The quote after one edit of its order: moves, swaps, drops, one added step."""
+    bodies, heads = list(shape.bodies), list(shape.heads)
+    n = len(bodies)
+    out: list[tuple[list[_Body], list[str]]] = []
+    for i, j in itertools.permutations(range(n), 2):  # move step i to place j
+        moved = bodies[:i] + bodies[i + 1:]
+        moved.insert(j, bodies[i])
+        out.append((moved, heads))
+    for i, j in itertools.combinations(range(n), 2):
+        swapped = list(bodies)
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        out.append((swapped, heads))
+    if n > 1:
+        for i in range(n):
+            out.append((bodies[:i] + bodies[i + 1:], heads[:-1]))
+    added = _Body("+", (HoleRef("+", (), word=True), ""))
+    more = [*heads, _renumber(heads[-1])] if heads else []
+    for i in range(n + 1):
+        if more:
+            out.append((bodies[:i] + [added] + bodies[i:], more))
+    seen, unique = set(), []
+    for b, h in out:
+        key = (tuple(x.name for x in b), len(h))
+        if key not in seen and [x.name for x in b] != [x.name for x in bodies]:
+            seen.add(key)
+            unique.append((b, h))
+    return unique
+
+
+def _search(note: Note, pattern: re.Pattern[str],
+            scopes: list[tuple[int, int]]) -> list[re.Match[str]]:
+    found = []
+    for lo, hi in scopes:
+        found.extend(pattern.finditer(note.text, lo, hi))
+    return found
+
+
+def _narrow(note: Note, found: list[re.Match[str]], scopes: list[tuple[int, int]],
+            claim: Claim) -> list[re.Match[str]]:
+    """Several matches: ``after`` keeps the first after its text, ``near`` the closest."""
+    if len(found) < 2 or not (claim.after or claim.near):
+        return found
+    marks = [k for lo, hi in scopes for k in _occurrences(note.text, claim.after or claim.near,
+                                                           lo, hi)]
+    if not marks:
+        return found
+    if claim.after:
+        later = [m for m in found if m.start() >= marks[0]]
+        return later[:1] or found
+    return [min(found, key=lambda m: min(abs(m.start() - k) for k in marks))]
+
+
+def _occurrences(text: str, what: str, lo: int, hi: int) -> list[int]:
+    out, k = [], text.find(what, lo, hi)
+    while k >= 0:
+        out.append(k)
+        k = text.find(what, k + 1, hi)
+    return out
+
+
+def _words(m: re.Match[str], bodies: list[_Body]) -> dict[str, Printed]:
+    names = [b.name for b in bodies]
+    words: dict[str, Printed] = {}
+    for k, name in enumerate(names):
+        a, b = m.span(k + 1)
+        key = name if name != "+" else f"+{k}"
+        words[key] = Printed(m.string[a:b], a, b, (), ())
+    return words
+
+
+def locate(note: Note, claim: Claim, scopes: list[tuple[int, int]]) -> Match:
+    """The claim's quote in the note, as written or after one edit of its steps' order."""
+    shape = _shape(claim.text)
+    pattern = _pattern(shape.prefix, list(shape.bodies), list(shape.heads))
+    found = _search(note, pattern, scopes)
+    if len(found) == 1:
+        m = found[0]
+        return Match(m.start(), m.end(), {}, {}, _words(m, list(shape.bodies)))
+    found = _narrow(note, found, scopes, claim)
+    if len(found) == 1:
+        m = found[0]
+        return Match(m.start(), m.end(), {}, {}, _words(m, list(shape.bodies)))
+    if found:
+        where = ", ".join(f"{':'.join(map(str, note.position(m.start())))}" for m in found[:4])
+        raise ResolveError(f"quoted text found {len(found)} times, at {where}", stale=False)
+    for bodies, heads in _variants(shape):
+        hits = _narrow(note, _search(note, _pattern(shape.prefix, bodies, heads), scopes),
+                       scopes, claim)
+        if len(hits) == 1:
+            m = hits[0]
+            return Match(m.start(), m.end(), {}, {}, _words(m, bodies))
+    # not found at all: the general finder says where the closest line is
+    find(note.text, _plain(claim.text), scopes, displays=note.displays)
+    raise ResolveError("quoted text not found")
+
+
+def _plain(text: str) -> str:
+    """The quote with its skip holes as word holes (the general finder's closest line)."""
+    return HOLE_RE.sub(lambda m: m[0] if not m[0][1:-1].strip().startswith("_")
+                       else "", text)
+
+
+def read_steps(match: Match) -> list[Step]:
+    """The operation words read, in the note's order (skip holes are never read)."""
+    steps = [Step(name, p.text, p.start, p.end) for name, p in match.words.items()
+             if not name.startswith("_")]
+    return sorted(steps, key=lambda s: s.start)
+
+
+def quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
+    """What the claim reads (for coverage): each operation word's span; the skipped rest of
+    a line (a formula, an explanation) is not read, so nothing there is covered by it."""
+    scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
+    try:
+        match = locate(note, claim, scopes)
+    except ResolveError:
+        return []
+    return [(s.start, s.end) for s in read_steps(match)]
