@@ -51,17 +51,19 @@ def _keep(probs: Tensor, order: Tensor, n_keep: int) -> Tensor:
     kept = torch.zeros_like(probs)
     idx = order[:n_keep]
     kept[idx] = probs[idx]
-    return kept / kept.sum()
+    out = kept / kept.sum()
+    step("renormalize")
+    return out
 
 
 def top_k_filter(probs: Tensor, k: int) -> Tensor:
     """Keep the k most probable tokens, renormalised (matrix-by-matrix 9.1)."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
-    _, order = _sorted_desc(probs)
-    out = _keep(probs, order, min(k, probs.shape[-1]))
-    step("top_k")
-    return out
+    with scope("top_k"):
+        _, order = _sorted_desc(probs)
+        step("sort")
+        return _keep(probs, order, min(k, probs.shape[-1]))
 
 
 def top_p_filter(probs: Tensor, p: float) -> Tensor:
@@ -72,13 +74,15 @@ def top_p_filter(probs: Tensor, p: float) -> Tensor:
     """
     if not 0 < p <= 1:
         raise ValueError(f"p must be in (0, 1], got {p}")
-    sorted_probs, order = _sorted_desc(probs)
-    cumulative = torch.cumsum(sorted_probs, dim=-1)
-    reached = (cumulative >= p - TOP_P_TOLERANCE).nonzero()
-    n_keep = int(reached[0]) + 1 if len(reached) else probs.shape[-1]
-    out = _keep(probs, order, n_keep)
-    step("top_p")
-    return out
+    with scope("top_p"):
+        sorted_probs, order = _sorted_desc(probs)
+        step("sort")
+        cumulative = torch.cumsum(sorted_probs, dim=-1)
+        step("cumulative")
+        reached = (cumulative >= p - TOP_P_TOLERANCE).nonzero()
+        n_keep = int(reached[0]) + 1 if len(reached) else probs.shape[-1]
+        step("cut")
+        return _keep(probs, order, n_keep)
 
 
 def greedy(logits: Tensor) -> int:

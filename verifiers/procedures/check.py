@@ -40,8 +40,8 @@ def _read(note: Note, steps: list[Step]) -> tuple[list[str], list[Step], list[Va
     for step in steps:
         text = step.text.strip()
         names = read.ops_of(text)
-        if names is None and step.name.startswith("+"):  # an added step: any word it holds
-            hit = read.scan(text)
+        if names is None:  # an added step: any word it holds; a last word: the known start
+            hit = read.scan(text) if step.name.startswith("+") else read.prefix(text)
             if hit is not None:
                 names = read.ops_of(hit[0])
                 step = Step(step.name, hit[0], step.start + step.text.find(hit[0]),

@@ -29,8 +29,9 @@ __all__ = ["Step", "locate", "quote_spans", "read_steps"]
 
 _WS = r"[ \t\u3000\u00a0\n\r]"
 _STOPS = "\n。；;，,：:！!？?（）()→⟶│"
-_WORD = r"([^\n]{1,24}?)"
-_LAST_WORD = f"([^{re.escape(_STOPS)}]{{1,24}})"
+_NOT_FIRST = r"\s│┃|→⟶"  # a word starts at a letter, not at a frame or an arrow
+_WORD = rf"([^{_NOT_FIRST}][^\n]{{0,23}}?)"
+_LAST_WORD = rf"([^{_NOT_FIRST}][^{re.escape(_STOPS)}]{{0,23}})"
 _REST = r"[^\n]*"
 _NEW = r"([^\n]{1,80}?)"  # an added step: read by looking for a vocabulary word in it
 _CN = "零一二三四五六七八九十"

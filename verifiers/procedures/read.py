@@ -11,7 +11,8 @@ from pathlib import Path
 from verifiers.words import normal
 from verifiers.yamlload import load
 
-__all__ = ["VocabularyError", "broader", "known_words", "operations", "ops_of", "scan"]
+__all__ = ["VocabularyError", "broader", "known_words", "operations", "ops_of", "prefix",
+           "scan"]
 
 VOCABULARY = Path(__file__).resolve().parent / "vocabulary.yaml"
 
@@ -75,6 +76,24 @@ def scan(text: str) -> tuple[str, int, int] | None:
                        or (len(key) == best[2] - best[1] and k < best[1])):
             best = (text[k:k + len(key)], k, k + len(key))
     return best
+
+
+def prefix(text: str) -> tuple[str, int, int] | None:
+    """The longest vocabulary word ``text`` starts with (a last step glued to a heading:
+    ``采样10.2 具体示例``), as (word, 0, end); None when it starts with none or the text
+    goes on with a letter (``采样器`` is not ``采样``)."""
+    folded = normal(text).casefold()
+    best = max((k for k in _tables()[0] if folded.startswith(k)), key=len, default=None)
+    if best is None:
+        return None
+    end, seen = 0, 0  # the end in ``text``, whose spaces ``normal`` dropped
+    while seen < len(best):
+        if not text[end].isspace():
+            seen += 1
+        end += 1
+    if text[end:end + 1].isalpha():
+        return None  # the word goes on: another word that merely starts the same way
+    return text[:end], 0, end
 
 
 def known_words(limit: int = 12) -> str:
