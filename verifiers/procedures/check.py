@@ -96,7 +96,8 @@ def check_claim(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
             else:
                 there = "nothing"
                 twice = ops.count(ops[j]) > traced.count(ops[j])
-                why = "duplicated" if twice else "not a step of it here"
+                why = "duplicated" if twice else "out of order: tinygpt does it elsewhere" \
+                    if ops[j] in traced else "not a step of it"
                 msg = f"{step.name}: read {ops[j]} ({step.text.strip()!r}), {where} has no " \
                       f"such step here — {why}"
             out.append(_value(note, step, DISCREPANCY, there, msg))
@@ -109,9 +110,10 @@ def check_claim(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
                 continue
             step = owners[at]
             before = _describe(traced, i1 - 1)
+            gone = "out of order" if all(op in ops for op in missing) else "dropped"
             msg = (f"missing step{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                    f"(after {before}): {where}; the note goes on with "
-                   f"{step.text.strip()!r} — dropped")
+                   f"{step.text.strip()!r} — {gone}")
             out.append(_value(note, step, DISCREPANCY, " → ".join(missing), msg,
                               name=f"{step.name}.missing"))
     if not out:

@@ -28,12 +28,14 @@ from verifiers.schema import HOLE_RE, Claim, HoleRef
 __all__ = ["Step", "locate", "quote_spans", "read_steps"]
 
 _WS = r"[ \t\u3000\u00a0\n\r]"
-_STOPS = "\n。；;，,：:！!？?（）()→⟶│"
+_STOPS = "\n。；;，,：:！!？?（）()→⟶│“”「」\"'"
 _NOT_FIRST = r"\s│┃|→⟶"  # a word starts at a letter, not at a frame or an arrow
-_WORD = rf"([^{_NOT_FIRST}][^\n]{{0,23}}?)"
+_WORD = rf"([^{_NOT_FIRST}][^{re.escape(_STOPS)}]{{0,23}}?)"
 _LAST_WORD = rf"([^{_NOT_FIRST}][^{re.escape(_STOPS)}]{{0,23}})"
 _REST = r"[^\n]*"
-_NEW = r"([^\n]{1,80}?)"  # an added step: read by looking for a vocabulary word in it
+# an added or rewritten step: read by looking for a vocabulary word in it
+_NEW_LINE_LAZY = r"([^\n]{1,80}?)"
+_NEW_LINE = r"([^\n]{1,80})"
 _CN = "零一二三四五六七八九十"
 
 
@@ -79,12 +81,26 @@ def _skip(ref: object) -> bool:
     return isinstance(ref, HoleRef) and ref.name.startswith("_")
 
 
-def _split(lit: str) -> tuple[str, str]:
-    """A literal between two steps -> (tail of the one before, head of the next)."""
+_MARKER = re.compile(r"\s*(?:\d{1,2}(?:\. |、)|第\s*[一二三四五六七八九十\d]+\s*步\s*[，,：:]?"
+                     r"|Step\s*\d+\s*[：:]?|→|⟶|->)\s*", re.IGNORECASE)
+
+
+def _split(lit: str) -> tuple[str, str, str]:
+    """A literal between two steps -> (tail of the one before, head of the next, its lead).
+
+    The head is the line break and the step's marker (``\n3. ``, ``\n第三步：``) or the
+    arrow; it stays in place when steps move. The lead is the text of the next step before
+    its word (``把出现最多的那一对``): it moves with the step.
+    """
     k = lit.rfind("\n")
     if k < 0:
         k = max(lit.rfind("→"), lit.rfind("⟶"), lit.rfind("->"))
-    return (lit[:k], lit[k:]) if k >= 0 else ("", lit)
+    if k < 0:
+        return "", lit, ""
+    tail, rest = lit[:k], lit[k:]
+    m = _MARKER.match(rest, 1 if rest.startswith("\n") else 0)
+    cut = m.end() if m else len(rest)
+    return tail, rest[:cut], rest[cut:]
 
 
 @functools.lru_cache(maxsize=256)
@@ -96,27 +112,44 @@ def _shape(text: str) -> _Shape:
         pieces.append(HoleRef.from_match(m))
         pos = m.end()
     pieces.append(text[pos:])
-    prefix = pieces[0]
+    prefix, lead = pieces[0], ""
     refs, lits = pieces[1::2], pieces[2::2]
+    if refs and "\n" in text[:text.find("⟦")]:  # the first step's marker and lead
+        first = pieces[0]
+        k = first.rfind("\n")
+        m = _MARKER.match(first, k + 1)
+        if m:
+            prefix, lead = first[:m.end()], first[m.end():]
+    elif refs:
+        m = re.search(r"(?:\d{1,2}(?:\. |、)|第\s*[一二三四五六七八九十\d]+\s*步\s*[，,：:]?"
+                      r"|Step\s*\d+\s*[：:]?)\s*", prefix)
+        if m and m.start() == 0:
+            prefix, lead = prefix[:m.end()], prefix[m.end():]
     bodies: list[list[str | HoleRef]] = []
     heads: list[str] = []
     for k, (ref, lit) in enumerate(zip(refs, lits, strict=True)):
         if _skip(ref) and bodies:
             bodies[-1].append(ref)  # a skipped rest of line belongs to its step
         else:
-            bodies.append([ref])
+            bodies.append([lead, ref])
+            lead = ""
         following = refs[k + 1] if k + 1 < len(refs) else None
         if following is None or _skip(following):
             bodies[-1].append(lit)
         else:
-            tail, head = _split(lit)
-            bodies[-1] += [tail]
+            tail, head, lead = _split(lit)
+            bodies[-1].append(tail)
             heads.append(head)
-    shaped = [_Body(b[0].name if isinstance(b[0], HoleRef) else "+", tuple(b)) for b in bodies]
+    shaped = [_Body(_op_name(b), tuple(b)) for b in bodies]
     return _Shape(prefix, tuple(shaped), tuple(heads))
 
 
-def _pattern(prefix: str, bodies: list[_Body], heads: list[str]) -> re.Pattern[str]:
+def _op_name(body: list[str | HoleRef]) -> str:
+    return next(p.name for p in body if isinstance(p, HoleRef))
+
+
+def _pattern(prefix: str, bodies: list[_Body], heads: list[str],
+             lines: bool = False) -> re.Pattern[str]:
     out = [_literal(prefix)]
     last = len(bodies) - 1
     for k, body in enumerate(bodies):
@@ -127,7 +160,9 @@ def _pattern(prefix: str, bodies: list[_Body], heads: list[str]) -> re.Pattern[s
                 if part.name.startswith("_"):
                     out.append(f"{_WS}*" + _REST)
                 elif body.name == "+":
-                    out.append(_NEW)
+                    new = (_NEW_LINE if k == last else _NEW_LINE_LAZY) if lines else \
+                        (_LAST_WORD if k == last else _WORD)
+                    out.append(f"{_WS}*" + new)
                 else:
                     final = k == last and not any(isinstance(p, str) and p.strip()
                                                   for p in body.parts[j + 1:])
@@ -149,7 +184,8 @@ def _renumber(head: str) -> str:
 
 
 def _variants(shape: _Shape) -> list[tuple[list[_Body], list[str]]]:
-    """The quote after one edit of its order: moves, swaps, drops, one added step."""
+    """The quote after one edit of its order: moves, swaps, drops, a step rewritten, one
+    added step (most specific first)."""
     bodies, heads = list(shape.bodies), list(shape.heads)
     n = len(bodies)
     out: list[tuple[list[_Body], list[str]]] = []
@@ -164,14 +200,16 @@ def _variants(shape: _Shape) -> list[tuple[list[_Body], list[str]]]:
     if n > 1:
         for i in range(n):
             out.append((bodies[:i] + bodies[i + 1:], heads[:-1]))
-    added = _Body("+", (HoleRef("+", (), word=True), ""))
+    added = _Body("+", ("", HoleRef("+", (), word=True), ""))
+    for i in range(n):  # a step rewritten (another line in its place)
+        out.append((bodies[:i] + [added] + bodies[i + 1:], heads))
     more = [*heads, _renumber(heads[-1])] if heads else []
     for i in range(n + 1):
         if more:
             out.append((bodies[:i] + [added] + bodies[i:], more))
     seen, unique = set(), []
     for b, h in out:
-        key = (tuple(x.name for x in b), len(h))
+        key = (tuple(x.name for x in b), len(h), tuple(x.parts for x in b if x.name == "+"))
         if key not in seen and [x.name for x in b] != [x.name for x in bodies]:
             seen.add(key)
             unique.append((b, h))
@@ -214,7 +252,7 @@ def _words(m: re.Match[str], bodies: list[_Body]) -> dict[str, Printed]:
     words: dict[str, Printed] = {}
     for k, name in enumerate(names):
         a, b = m.span(k + 1)
-        key = name if name != "+" else f"+{k}"
+        key = name if name != "+" else f"+{k + 1}"
         words[key] = Printed(m.string[a:b], a, b, (), ())
     return words
 
@@ -234,9 +272,10 @@ def locate(note: Note, claim: Claim, scopes: list[tuple[int, int]]) -> Match:
     if found:
         where = ", ".join(f"{':'.join(map(str, note.position(m.start())))}" for m in found[:4])
         raise ResolveError(f"quoted text found {len(found)} times, at {where}", stale=False)
+    lines = any("\n" in h for h in shape.heads)
     for bodies, heads in _variants(shape):
-        hits = _narrow(note, _search(note, _pattern(shape.prefix, bodies, heads), scopes),
-                       scopes, claim)
+        pattern = _pattern(shape.prefix, bodies, heads, lines)
+        hits = _narrow(note, _search(note, pattern, scopes), scopes, claim)
         if len(hits) == 1:
             m = hits[0]
             return Match(m.start(), m.end(), {}, {}, _words(m, bodies))
