@@ -188,3 +188,35 @@ def test_coverage_counts_the_words_read_not_the_lines_skipped() -> None:
     assert [note.text[a:b] for a, b in spans] == ["打分", "归一", "汇总"]
     formula = note.text.index(r"$s_j=q\cdot k_j$")
     assert not any(a <= formula < b for a, b in spans)
+
+
+# ----------------------------------------------------------------------------- the corpus
+
+PLANTED = ROOT / "benchmarks" / "planted" / "procedures"
+
+
+def test_procedure_corpus_is_well_formed() -> None:
+    from benchmarks.planted.survey import KINDS, load_corpus
+
+    edits = load_corpus(PLANTED)
+    assert len(edits) >= 6 and len({e.id for e in edits}) == len(edits)
+    for edit in edits:
+        assert edit.kind in KINDS
+        text = (NOTES / edit.note).read_text(encoding="utf-8")
+        edited, lines = edit.apply(text)
+        assert edited != text and lines
+
+
+def test_procedure_corpus_gets_real_verdicts_at_the_line(tmp_path: Path) -> None:
+    """The corpus runs through the survey, with only the procedure claims (fast): each edit is
+    a real verdict at its line (with every claim: 6 of 6, in the report of this change)."""
+    from benchmarks.planted.survey import REAL, load_corpus, survey
+
+    for folder in CLAIMS.iterdir():
+        if (folder / "75-procedures.yaml").is_file():
+            (tmp_path / folder.name).mkdir()
+            shutil.copy(folder / "75-procedures.yaml", tmp_path / folder.name)
+    edits = load_corpus(PLANTED)
+    result = survey(edits, claims_dir=tmp_path)
+    assert result.outcomes and all(o.outcome == REAL for o in result.outcomes), \
+        [(o.edit.id, o.outcome, o.detail) for o in result.outcomes]
