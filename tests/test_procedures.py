@@ -151,6 +151,8 @@ EDITS = [  # (note, find, replace, claim, status, what the message names)
      "3. 统计语料中所有相邻单位对出现的次数（每个词出现几次，就按几次算）。",
      "l1-proc-1-bpe", "discrepancy", "merge"),  # two numbered lines swapped, renumbered
     (L1, "2. 归一：", "2. 汇总：", "l1-proc-8-attention", "discrepancy", "softmax"),
+    (L1, "4. 重复第 2、3 步，直到", "4. 直到", "l1-proc-1-bpe", "discrepancy",
+     "missing step repeat"),  # a step dropped inside a line
     (MBM, "3. 当累积概率首次达到 P 时，停止\n4. 只从这些 Token 中采样",
      "3. 只从这些 Token 中采样", "mbm-proc-10-1-topp", "discrepancy", "missing step cut"),
     (MBM, "→ Softmax → TopP → 采样 → Token", "→ Softmax → TopP → 贪心 → Token",
@@ -172,6 +174,13 @@ def test_planted_edit_is_judged_at_its_line(tmp_path: Path, note: str, find: str
     assert verdict.where[0] in edited, (verdict.where, list(edited))
     others = [v for v in verdicts.values() if v.id != claim and v.status != "verified"]
     assert not others, [(v.id, v.message) for v in others]
+
+
+def test_an_edit_that_keeps_the_order_verifies(tmp_path: Path) -> None:
+    """Rewording a step's explanation (not its operation) leaves the procedure true."""
+    verdicts = _verdicts(tmp_path, L1, "直到词表达到目标大小", "直到词表达到目标数量")
+    assert all(v.status == "verified" for v in verdicts), \
+        [(v.id, v.message) for v in verdicts if v.status != "verified"]
 
 
 def test_coverage_counts_the_words_read_not_the_lines_skipped() -> None:

@@ -276,12 +276,24 @@ def locate(note: Note, claim: Claim, scopes: list[tuple[int, int]]) -> Match:
     for bodies, heads in _variants(shape):
         pattern = _pattern(shape.prefix, bodies, heads, lines)
         hits = _narrow(note, _search(note, pattern, scopes), scopes, claim)
+        if len(hits) == 1 and bodies == list(shape.bodies[:-1]) and shape.heads and \
+                _last_step_follows(shape, hits[0]):
+            continue  # the last step is still there: its explanation was edited, not dropped
         if len(hits) == 1:
             m = hits[0]
             return Match(m.start(), m.end(), {}, {}, _words(m, bodies))
     # not found at all: the general finder says where the closest line is
     find(note.text, _plain(claim.text), scopes, displays=note.displays)
     raise ResolveError("quoted text not found")
+
+
+def _last_step_follows(shape: _Shape, m: re.Match[str]) -> bool:
+    """Is the quote's last step (its head and the text before its word) still there, after
+    the last word the shortened quote read (which a final word may have run into)?"""
+    lead = shape.bodies[-1].parts[0]
+    probe = re.compile(_literal(shape.heads[-1]) + f"{_WS}*" + _literal(str(lead)))
+    found = probe.search(m.string, m.start(m.lastindex or 0) + 1)
+    return found is not None and found.start() <= m.end()
 
 
 def _plain(text: str) -> str:

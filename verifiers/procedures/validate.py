@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verifiers.yamlload import Node
+
+if TYPE_CHECKING:
+    from verifiers.schema import Claim
 
 __all__ = ["procedure_problems"]
 
@@ -10,7 +15,7 @@ _FORBIDS = ("uses", "where", "check", "widen", "known", "run", "code", "iterate"
             "params")
 
 
-def procedure_problems(claim, node: Node) -> list[tuple[int, int, str]]:
+def procedure_problems(claim: Claim, node: Node) -> list[tuple[int, int, str]]:
     """(line, col, message) for each problem; sets ``claim.trace`` when it is valid."""
     value = node.value.get("trace")
     if claim.kind != "procedure":
