@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .steps import step
+
 __all__ = ["BPETrace", "Merge", "train_bpe"]
 
 Pair = tuple[str, str]
@@ -129,6 +131,7 @@ def train_bpe(
     comes first; with neither limit it runs to the end, as the note's example does.
     """
     words = _normalise(corpus)
+    step("split")
     initial: dict[str, None] = {}
     for units, _ in words:
         initial.update(dict.fromkeys(units))
@@ -142,6 +145,7 @@ def train_bpe(
         if max_merges is not None and len(merges) >= max_merges:
             break
         counts = _pair_counts(words)
+        step("count")
         if not counts:
             break
         best = max(counts, key=counts.__getitem__)  # first maximal key = first seen
@@ -149,6 +153,7 @@ def train_bpe(
         words = [(_apply(units, best), n) for units, n in words]
         tokens = sum(len(units) * n for units, n in words)
         vocab.add(best[0] + best[1])
+        step("merge")
         merges.append(
             Merge(
                 pair=best,
@@ -158,6 +163,7 @@ def train_bpe(
                 tied=tuple(p for p, c in counts.items() if c == top and p != best),
             )
         )
+    step("stop")
     return BPETrace(
         initial_vocab=tuple(initial),
         initial_tokens=initial_tokens,

@@ -26,6 +26,7 @@ import torch
 from torch import Tensor
 
 from .model import DTYPE, KVCache, TinyGPT, softmax
+from .steps import scope, step
 
 # Round-off in a cumulative sum (0.5 + 0.25 + 0.15 = 0.9000000000000001) must not move the
 # top-p cut: sums within this of p count as reaching p.
@@ -36,7 +37,9 @@ def apply_temperature(logits: Tensor, T: float) -> Tensor:
     """ℓ / T. T = 0 is a limit (greedy), not a division, so it is refused (14.3)."""
     if T <= 0:
         raise ValueError(f"temperature must be > 0 (use greedy for the T → 0 limit), got {T}")
-    return logits / T
+    out = logits / T
+    step("temperature")
+    return out
 
 
 def _sorted_desc(probs: Tensor) -> tuple[Tensor, Tensor]:
@@ -48,15 +51,19 @@ def _keep(probs: Tensor, order: Tensor, n_keep: int) -> Tensor:
     kept = torch.zeros_like(probs)
     idx = order[:n_keep]
     kept[idx] = probs[idx]
-    return kept / kept.sum()
+    out = kept / kept.sum()
+    step("renormalize")
+    return out
 
 
 def top_k_filter(probs: Tensor, k: int) -> Tensor:
     """Keep the k most probable tokens, renormalised (matrix-by-matrix 9.1)."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
-    _, order = _sorted_desc(probs)
-    return _keep(probs, order, min(k, probs.shape[-1]))
+    with scope("top_k"):
+        _, order = _sorted_desc(probs)
+        step("sort")
+        return _keep(probs, order, min(k, probs.shape[-1]))
 
 
 def top_p_filter(probs: Tensor, p: float) -> Tensor:
@@ -67,16 +74,22 @@ def top_p_filter(probs: Tensor, p: float) -> Tensor:
     """
     if not 0 < p <= 1:
         raise ValueError(f"p must be in (0, 1], got {p}")
-    sorted_probs, order = _sorted_desc(probs)
-    cumulative = torch.cumsum(sorted_probs, dim=-1)
-    reached = (cumulative >= p - TOP_P_TOLERANCE).nonzero()
-    n_keep = int(reached[0]) + 1 if len(reached) else probs.shape[-1]
-    return _keep(probs, order, n_keep)
+    with scope("top_p"):
+        sorted_probs, order = _sorted_desc(probs)
+        step("sort")
+        cumulative = torch.cumsum(sorted_probs, dim=-1)
+        step("cumulative")
+        reached = (cumulative >= p - TOP_P_TOLERANCE).nonzero()
+        n_keep = int(reached[0]) + 1 if len(reached) else probs.shape[-1]
+        step("cut")
+        return _keep(probs, order, n_keep)
 
 
 def greedy(logits: Tensor) -> int:
     """The most probable token (14.3); the first one on a tie."""
-    return int(_sorted_desc(logits)[1][0])
+    token = int(_sorted_desc(logits)[1][0])
+    step("argmax")
+    return token
 
 
 def _choose(
@@ -98,7 +111,9 @@ def _choose(
         probs = top_k_filter(probs, top_k)
     if top_p is not None:
         probs = top_p_filter(probs, top_p)
-    return int(torch.multinomial(probs, 1, generator=generator))
+    token = int(torch.multinomial(probs, 1, generator=generator))
+    step("sample")
+    return token
 
 
 @torch.no_grad()
@@ -132,13 +147,17 @@ def generate(
     step_logits: list[Tensor] = []
     new: list[int] = list(tokens)  # what the model has not read yet
     for _ in range(max_new_tokens):
-        if cache is None:
-            logits = model.forward_trace(tokens)["logits"][-1]
-        else:
-            logits = model.forward_trace(new, cache)["logits"][-1]
+        with scope("forward"):
+            if cache is None:
+                logits = model.forward_trace(tokens)["logits"][-1]
+            else:
+                logits = model.forward_trace(new, cache)["logits"][-1]
+        step("logits")  # the last row's: the next token is chosen from them
         step_logits.append(logits)
         token = _choose(logits, strategy, temperature, top_k, top_p, generator)
+        step("token")
         tokens.append(token)
+        step("append")
         new = [token]
         if eos is not None and token == eos:
             break

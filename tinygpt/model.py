@@ -49,6 +49,8 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
+from .steps import scope, step
+
 __all__ = [
     "DTYPE",
     "Block",
@@ -140,7 +142,9 @@ def causal_mask(n_q: int, n_k: int) -> Tensor:
 
 def softmax(scores: Tensor) -> Tensor:
     """Row-wise softmax over the key axis (the last), 3.3 / 6.2; max-shifted for stability."""
-    return torch.softmax(scores, dim=-1)
+    out = torch.softmax(scores, dim=-1)
+    step("softmax")
+    return out
 
 
 def attention(
@@ -153,12 +157,17 @@ def attention(
     Returns ``(Z [n_q, d_v], A [n_q, n_k])``.
     """
     scores = q @ k.T
+    step("scores")
     if scale:
         scores = scores / math.sqrt(q.shape[-1])
+        step("scale")
     if causal:
         scores = scores.masked_fill(~causal_mask(q.shape[0], k.shape[0]), float("-inf"))
+        step("mask")
     weights = softmax(scores)
-    return weights @ v, weights
+    out = weights @ v
+    step("weighted_sum")
+    return out, weights
 
 
 def multi_head_attention(
@@ -168,16 +177,23 @@ def multi_head_attention(
     W_V: Sequence[Tensor],
     W_O: Tensor,
     causal: bool = False,
+    scale: bool = True,
 ) -> tuple[Tensor, list[Tensor]]:
     """O = Concat(Z^(1), ..., Z^(H)) W_O with Z^(h) = Attention(X W_Q^(h), X W_K^(h), X W_V^(h))
     (6.4-6.5). Returns ``(O [n, d], [A^(h) for each head])``. Plain attention of ch. 6: no
     positions; ``Block.attend`` is the same loop with RoPE and the KV cache added."""
     zs, weights = [], []
     for wq, wk, wv in zip(W_Q, W_K, W_V, strict=True):
-        z, a = attention(x @ wq, x @ wk, x @ wv, causal=causal)
+        q, k, v = x @ wq, x @ wk, x @ wv
+        step("qkv")
+        z, a = attention(q, k, v, causal=causal, scale=scale)
         zs.append(z)
         weights.append(a)
-    return torch.cat(zs, dim=-1) @ W_O, weights
+    z = torch.cat(zs, dim=-1)
+    step("concat")
+    out = z @ W_O
+    step("output_projection")
+    return out, weights
 
 
 # --------------------------------------------------------------------------- LN and FFN
@@ -190,7 +206,9 @@ def layer_norm(x: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Ten
     """
     mu = x.mean(dim=-1, keepdim=True)
     v = ((x - mu) ** 2).mean(dim=-1, keepdim=True)
-    return gamma * (x - mu) / torch.sqrt(v + eps) + beta
+    out = gamma * (x - mu) / torch.sqrt(v + eps) + beta
+    step("layernorm")
+    return out
 
 
 def gelu(x: Tensor) -> Tensor:
@@ -212,14 +230,18 @@ def ffn(
 
 def _ffn_trace(x, W1, b1, W2, b2, activation) -> dict[str, Tensor]:
     """15.5's names: B = X W1 + b1, C = σ(B), Y = C W2 + b2."""
-    B = x @ W1 if b1 is None else x @ W1 + b1
-    if activation == "relu":
-        C = torch.relu(B)
-    elif activation == "gelu":
-        C = gelu(B)
-    else:
-        raise ValueError(f"unknown activation {activation!r}")
-    Y = C @ W2 if b2 is None else C @ W2 + b2
+    with scope("ffn"):
+        B = x @ W1 if b1 is None else x @ W1 + b1
+        step("linear")
+        if activation == "relu":
+            C = torch.relu(B)
+        elif activation == "gelu":
+            C = gelu(B)
+        else:
+            raise ValueError(f"unknown activation {activation!r}")
+        step("activation")
+        Y = C @ W2 if b2 is None else C @ W2 + b2
+        step("linear")
     return {"ffn_pre": B, "ffn_act": C, "ffn_out": Y}
 
 
@@ -354,6 +376,7 @@ class Block(nn.Module):
         t: dict[str, Any] = {name: [] for name in ("q", "k", "v", "scores", "weights", "z_heads")}
         for h in range(c.n_heads):
             q, k, v = a @ self.W_Q[h], a @ self.W_K[h], a @ self.W_V[h]
+            step("qkv")
             if c.positions == "rope":
                 q = rope(q, positions, c.rope_base)
                 k = rope(k, positions, c.rope_base)
@@ -364,7 +387,9 @@ class Block(nn.Module):
                                    (q, k, v, scores, w, z), strict=True):
                 t[name].append(value)
         t["z"] = torch.cat(t["z_heads"], dim=-1)  # Concat(Z^(1), ..., Z^(H))
+        step("concat")
         t["attn_out"] = t["z"] @ self.W_O
+        step("output_projection")
         return t
 
     def forward_trace(
@@ -376,12 +401,14 @@ class Block(nn.Module):
         t: dict[str, Any] = {"x": x}
         if c.arrangement == "pre":
             t["attn_in"] = self._ln(x, 1)
-            t.update(self.attend(t["attn_in"], positions, cache, layer))
-            t["t"] = x + t["attn_out"]  # T = X + MHA(LN1(X))
+            with scope("attention"):
+                t.update(self.attend(t["attn_in"], positions, cache, layer))
+            t["t"] = _residual(x, t["attn_out"])  # T = X + MHA(LN1(X))
         else:
             t["attn_in"] = x
-            t.update(self.attend(x, positions, cache, layer))
-            t["t"] = self._ln(x + t["attn_out"], 1)  # T = LN1(X + MHA(X))
+            with scope("attention"):
+                t.update(self.attend(x, positions, cache, layer))
+            t["t"] = self._ln(_residual(x, t["attn_out"]), 1)  # T = LN1(X + MHA(X))
         if not c.ffn:
             t["y"] = t["t"]
             return t
@@ -389,10 +416,17 @@ class Block(nn.Module):
         t["ffn_in"] = ffn_in
         t.update(_ffn_trace(ffn_in, self.W1, self.b1, self.W2, self.b2, c.activation))
         if c.arrangement == "pre":
-            t["y"] = t["t"] + t["ffn_out"]  # Y = T + FFN(LN2(T))
+            t["y"] = _residual(t["t"], t["ffn_out"])  # Y = T + FFN(LN2(T))
         else:
-            t["y"] = self._ln(t["t"] + t["ffn_out"], 2)  # Y = LN2(T + FFN(T))
+            t["y"] = self._ln(_residual(t["t"], t["ffn_out"]), 2)  # Y = LN2(T + FFN(T))
         return t
+
+
+def _residual(x: Tensor, out: Tensor) -> Tensor:
+    """x + sublayer(x): the residual connection (7.7)."""
+    y = x + out
+    step("residual")
+    return y
 
 
 class TinyGPT(nn.Module):
@@ -446,21 +480,28 @@ class TinyGPT(nn.Module):
         tokens = torch.as_tensor(tokens, dtype=torch.long)
         start = 0 if cache is None else cache.length
         positions = torch.arange(start, start + tokens.shape[0])
+        step("tokens")
         x = self.E[tokens]  # look up rows of E (13.2)
+        step("embedding")
         if c.positions == "sinusoidal":
             x = x + sinusoidal_positions(start + tokens.shape[0], c.d_model)[start:]
+            step("positions")
         trace: dict[str, Any] = {"tokens": tokens, "positions": positions, "x": x, "layers": []}
         for layer, block in enumerate(self.blocks):
-            t = block.forward_trace(x, positions, cache, layer)
+            with scope("block"):
+                t = block.forward_trace(x, positions, cache, layer)
             trace["layers"].append(t)
             x = t["y"]
         if c.layer_norm and c.final_norm:
             x = layer_norm(x, self.gamma_f, self.beta_f, c.eps)
         trace["h"] = x
+        step("hidden")
         logits = x @ self.U
         if c.out_bias:
             logits = logits + self.b
+        step("unembedding")
         trace["logits"] = logits
+        step("logits")
         trace["p"] = softmax(logits)
         return trace
 
@@ -480,8 +521,11 @@ class TinyGPT(nn.Module):
     ) -> tuple[Tensor, dict[str, Tensor]]:
         """Loss and all its gradients at the *current* parameters, in one backward pass."""
         params = self.params()
-        loss = self.loss(tokens, targets, loss_mask)
+        with scope("forward"):
+            logits = self(tokens)
+        loss = cross_entropy(logits, targets, loss_mask)
         grads = torch.autograd.grad(loss, list(params.values()))
+        step("backward")
         return loss.detach(), dict(zip(params, grads, strict=True))
 
     @classmethod
@@ -572,12 +616,14 @@ def cross_entropy(logits: Tensor, targets: Any, loss_mask: Any = None) -> Tensor
     it is not the attention mask (11.7).
     """
     targets = torch.as_tensor(targets, dtype=torch.long)
+    step("targets")
     log_p = torch.log_softmax(logits, dim=-1)
     nll = -log_p[torch.arange(targets.shape[0]), targets]
-    if loss_mask is None:
-        return nll.mean()
-    mask = torch.as_tensor(loss_mask, dtype=torch.bool)
-    return nll[mask].mean()
+    if loss_mask is not None:
+        nll = nll[torch.as_tensor(loss_mask, dtype=torch.bool)]
+    loss = nll.mean()
+    step("loss")
+    return loss
 
 
 def sgd_step(params: dict[str, Tensor], grads: dict[str, Tensor], lr: float) -> dict[str, Tensor]:
@@ -586,4 +632,6 @@ def sgd_step(params: dict[str, Tensor], grads: dict[str, Tensor], lr: float) -> 
     All gradients must have been taken at the old parameters; the old tensors are left
     untouched and new (detached) tensors are returned, so no update can leak into another.
     """
-    return {name: p.detach() - lr * grads[name].detach() for name, p in params.items()}
+    new = {name: p.detach() - lr * grads[name].detach() for name, p in params.items()}
+    step("update")
+    return new

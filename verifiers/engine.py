@@ -272,8 +272,13 @@ class Engine:
             if not scopes:
                 raise ClaimFailure(STALE, f"section {claim.section!r} not found in the note")
         try:
-            ev.match = find(ev.note.text, claim.text, scopes, displays=ev.note.displays,
-                            near=claim.near, after=claim.after)
+            if claim.kind == "procedure":  # also found after its steps were reordered
+                from verifiers.procedures.locate import locate
+
+                ev.match = locate(ev.note, claim, scopes)
+            else:
+                ev.match = find(ev.note.text, claim.text, scopes, displays=ev.note.displays,
+                                near=claim.near, after=claim.after)
         except ResolveError as err:
             hint = f"; closest line: {err.hint}" if err.hint else ""
             failure = ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
@@ -282,7 +287,7 @@ class Engine:
             if failure.where is None and err.at is not None:  # a candidate of an ambiguous
                 failure.where = err.at  # quote, or where matching stopped
             raise failure from None
-        if claim.kind in ("symbolic", "property"):
+        if claim.kind in ("symbolic", "property", "procedure"):
             return  # values: the relations of its formulas / the law's search, in _verdict
         for name, (tree, line) in claim.check.items():
             against = self._checked_against_itself(ev, name, tree)
@@ -431,6 +436,10 @@ class Engine:
             from verifiers.properties import check_claim
 
             verdict.values.append(check_claim(claim, match, note))
+        if claim.kind == "procedure":  # tinygpt is imported only here
+            from verifiers.procedures.check import check_claim as check_procedure
+
+            verdict.values.extend(check_procedure(claim, match, note))
         if claim.code is not None:  # findings located in the block come first (verdict.where)
             from verifiers.programs.codehole import block_values
 
@@ -544,6 +553,7 @@ def settle(verdict: Verdict) -> Verdict:
 # the interpreter later), and the import floor is not the claim's time.
 _CHECKERS = {"symbolic": ("verifiers.symclaims",),
              "property": ("verifiers.properties", "verifiers.properties.runner"),
+             "procedure": ("verifiers.procedures.check", "tinygpt"),
              "model": ("verifiers.modelrun",)}
 
 

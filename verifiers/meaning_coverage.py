@@ -89,6 +89,10 @@ def _match(note: Note, text: str, section: str | None, near: str | None,
 
 def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
     """The claim's matched quote, and the block its code hole reads (a program it runs)."""
+    if claim.kind == "procedure":  # the words it reads, not the lines it skips
+        from verifiers.procedures.locate import quote_spans
+
+        return quote_spans(note, claim)
     match = _match(note, claim.text, claim.section, claim.near, claim.after)
     if match is None:
         return []

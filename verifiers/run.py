@@ -163,7 +163,8 @@ def run(
 
 PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers does not pay
 # Rough cost of a claim by kind, to balance the workers (seconds, measured on the notes).
-_COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.2}
+_COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.2,
+         "procedure": 0.05}
 
 
 GRACE = 5.0  # seconds a worker may overrun the run's budget before it is killed

@@ -39,6 +39,7 @@ CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
     "params", "near", "after", "inferred", "code", "iterate",
+    "trace",  # kind: procedure (verifiers/procedures)
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
@@ -52,7 +53,7 @@ RUN_KEYS = ("example", "inputs", "outputs", "text")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
-KINDS = ("arithmetic", "model", "symbolic", "property", "given")
+KINDS = ("arithmetic", "model", "symbolic", "property", "given", "procedure")
 # kind: given only states inputs: its holes are read and must parse, nothing is computed
 GIVEN_FORBIDS = ("uses", "where", "check", "widen", "known", "run", "code", "iterate")
 CONSTANTS = frozenset({"pi", "e"})
@@ -210,6 +211,7 @@ class Claim:
     user_functions: dict[str, ex.UserFunction] = field(default_factory=dict)  # file + claim
     constants: dict[str, Constant] = field(default_factory=dict)  # the file's constants:
     iterate: Iterate | None = None
+    trace: Any = None  # kind: procedure: which tinygpt run its steps follow (plain data)
 
     def constants_read(self) -> list[Constant]:
         """The file constants this claim's expressions read (through its functions too)."""
@@ -555,6 +557,10 @@ class _FileValidator:
         self.iteration(claim, node.value.get("iterate"))
         self.symbolic(claim, node)
         self.property_claim(claim, node)
+        from verifiers.procedures.validate import procedure_problems
+
+        for line, col, message in procedure_problems(claim, node):
+            self.problem(line, col, message, claim)
         self.widen(claim, node.value.get("widen"))
         self.known(claim, node.value.get("known"))
         self.cross_check(claim, node)
@@ -580,7 +586,7 @@ class _FileValidator:
                          "⟨name[i,j]⟩", claim)
         if claim.formulas and claim.kind != "symbolic":
             self.problem(node.line, node.col, "formula holes ⟪name⟫ need kind: symbolic", claim)
-        if any(h.word for h in claim.holes) and claim.kind != "property":
+        if any(h.word for h in claim.holes) and claim.kind not in ("property", "procedure"):
             self.problem(node.line, node.col, "word holes ⟦slot⟧ need kind: property", claim)
         names: dict[str, set[tuple[int, ...]]] = {}
         for ref in claim.holes:
