@@ -275,3 +275,24 @@ def test_the_cache_round_trips_a_verdict_exactly(tmp_path):
     verdict.values[0].approximate = True  # a value the note marks with 约: kept as such
     store.put(verdict)
     assert store.get(verdict.id).values[0].approximate is True
+
+
+def test_the_engine_version_covers_the_vocabularies(monkeypatch, tmp_path):
+    """A word hole's meaning lives in YAML data: editing a vocabulary must change the key."""
+    from verifiers import cache as cache_module
+
+    root = tmp_path / "repo"
+    for package in cache_module.PACKAGES:
+        shutil.copytree(REAL / package, root / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    fake = root / "verifiers" / "cache.py"
+    monkeypatch.setattr(cache_module, "__file__", str(fake))
+    cache_module.engine_version.cache_clear()
+    before = cache_module.engine_version()
+    vocabulary = root / "verifiers" / "properties" / "vocabulary.yaml"
+    vocabulary.write_text(vocabulary.read_text(encoding="utf-8") + "\n# edited\n",
+                          encoding="utf-8")
+    cache_module.engine_version.cache_clear()
+    after = cache_module.engine_version()
+    cache_module.engine_version.cache_clear()
+    assert before != after

@@ -54,15 +54,21 @@ __all__ = ["VerdictCache", "engine_version"]
 
 FORMAT = 2  # 2: depends_on_time, validated entries
 PACKAGES = ("verifiers", "tinygpt")
+ENGINE_SUFFIXES = (".py", ".yaml")  # code, and data that gives words their meaning
 
 
 @cache
 def engine_version() -> str:
-    """A hash of every source file of the engine and the reference model."""
+    """A hash of every source and data file of the engine and the reference model.
+
+    Data files count: a vocabulary (``*.yaml``) decides what a word hole means, so editing
+    one must invalidate the verdicts it gave.
+    """
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(f"format {FORMAT}".encode())
     for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
+        files = [p for suffix in ENGINE_SUFFIXES for p in (root / package).rglob(f"*{suffix}")]
+        for path in sorted(files):
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
