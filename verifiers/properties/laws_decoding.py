@@ -17,9 +17,12 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tinygpt import generate, greedy, one_hot, scaled_scores, top_k_filter, top_p_filter
+# tinygpt's functions are called through their modules: the law runs the code tinygpt runs
+# (a bug planted in tinygpt.model.one_hot, say, is found here too)
+import tinygpt.bigram as tg_bigram
+import tinygpt.model as tg_model
+from tinygpt import generate, greedy, top_k_filter, top_p_filter
 from tinygpt import softmax as tg_softmax
-from tinygpt.bigram import bigram_logits
 from tinygpt.generate import _choose
 from verifiers.properties.base import Law, close, fail, law
 from verifiers.properties.laws_softmax import engine
@@ -279,7 +282,7 @@ def _variance(p: Mapping[str, Any]) -> Law:
 
 def tinygpt_scaled_dots(q: Vec, k: Vec) -> Vec:
     """Row b's score q_b · k_b / sqrt(d_k), as tinygpt's attention computes scores."""
-    return scaled_scores(q[:, None, :], k[:, None, :])[:, 0, 0]
+    return tg_model.scaled_scores(q[:, None, :], k[:, None, :])[:, 0, 0]
 
 
 def engine_cosine(a: Vec, b: Vec) -> float:
@@ -309,7 +312,7 @@ def _cosine(p: Mapping[str, Any]) -> Law:
 
 
 def tinygpt_one_hot(i: int, V: int) -> Vec:
-    return one_hot(i, V)
+    return tg_model.one_hot(i, V)
 
 
 @law("onehot-orthogonal")
@@ -332,7 +335,7 @@ def _onehot(p: Mapping[str, Any]) -> Law:
 
 def tinygpt_logit_table(E: Vec, WU: Vec) -> Vec:
     """The bigram's logits z = E[i] W_U for every current id i (the rows training scores)."""
-    return bigram_logits(E, WU, range(E.shape[0]))
+    return tg_bigram.bigram_logits(E, WU, range(E.shape[0]))
 
 
 @law("logit-matrix-rank")
