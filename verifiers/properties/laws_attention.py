@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from hypothesis import strategies as st
 
-from tinygpt import Block, GPTConfig, attention, rope
+from tinygpt import Block, GPTConfig, attention, multi_head_attention, rope
 from verifiers.properties.base import Law, close, fail, law
 from verifiers.properties.strategies import F64, matrices, show, tensor
 
@@ -248,8 +248,10 @@ def _not_linear(p: Mapping[str, Any]) -> Law:
                  f"{show(gap, 3)}")
 
     def tinygpt_z(X: Vec, WQ: Vec, WK: Vec, WV: Vec) -> Vec:
-        return attention(X @ WQ, X @ WK, X @ WV)[0]
-    return Law(draw(), check, {"tinygpt.attention on X W_Q, X W_K, X W_V": tinygpt_z})
+        """One head of tinygpt's multi-head attention (it projects X itself), W_O = I."""
+        eye = torch.eye(WV.shape[1], dtype=F64)
+        return multi_head_attention(X, [WQ], [WK], [WV], eye)[0]
+    return Law(draw(), check, {"tinygpt.multi_head_attention (one head, W_O = I)": tinygpt_z})
 
 
 @law("attention-weights-underflow")
