@@ -4,6 +4,7 @@ per law with the report counting laws and sentences."""
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from fractions import Fraction
 from pathlib import Path
@@ -43,7 +44,8 @@ def test_a_convex_combination_is_certified() -> None:
 
 @pytest.mark.parametrize("weights, z, fragment", [
     ([0.5, 0.5, 0.5], [0.5, 0.5], "sum to 1.5"),  # not normalised: z is outside the hull
-    ([1.25, -0.25, 0.0], [-0.25, 0.0], "not all >= 0"),  # sums to 1, but extrapolates
+    ([1.25, -0.25, 0.0], [-0.25, 0.0], "not all finite and >= 0"),  # sums to 1: extrapolates
+    ([math.nan, 0.5, 0.5], [0.25, 0.25], "not all finite"),
     ([0.5, 0.25, 0.25], [0.25, 0.25 + 1e-15], "component 1"),  # not a V @ weights
     ([0.5, 0.25, 0.25 + 1e-15], [0.25, 0.25], "not 1"),  # one ulp-ish too much mass
 ])

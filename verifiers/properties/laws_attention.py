@@ -133,7 +133,7 @@ def hull_gap(weights: list[float], values: list[list[float]], z: list[float]) ->
     n = len(weights)
     exact = [Fraction(a) for a in weights if math.isfinite(a)]
     if len(exact) < n or any(a < 0 for a in exact):
-        return f"its weights {show(weights)} are not all >= 0"
+        return f"its weights {show(weights)} are not all finite and >= 0"
     total = sum(exact, Fraction(0))
     if abs(total - 1) > Fraction(gamma(n + 1)):
         return (f"its weights {show(weights)} sum to {show(float(total), 17)}, not 1 "
