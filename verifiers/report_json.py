@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-# Moved to verifiers.files; the old name stays for callers on other branches.
 from verifiers.properties.counts import property_counts
+
+# Moved to verifiers.files; the old name stays for callers on other branches.
 from verifiers.run import RunResult
 from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, after_roots, summary
 
