@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from tinygpt.model import one_hot
+
 __all__ = [
     "activation_and_derivative",
     "attention_module_backward",
@@ -78,13 +80,7 @@ def softmax_cross_entropy_grad(logits: Tensor, target: int | Tensor) -> Tensor:
     """
     logits = _f64(logits)
     p = torch.softmax(logits, dim=-1)
-    onehot = torch.zeros_like(p)
-    tgt = torch.as_tensor(target)
-    if logits.dim() == 1:
-        onehot[int(tgt)] = 1.0
-    else:
-        onehot[torch.arange(logits.shape[0]), tgt] = 1.0
-    return p - onehot
+    return p - one_hot(target, p.shape[-1])
 
 
 # --------------------------------------------------------------------------------------------

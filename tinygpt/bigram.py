@@ -32,6 +32,7 @@ import torch.nn.functional as F
 
 __all__ = [
     "BigramRun",
+    "bigram_logits",
     "counting_bound",
     "encode_first_occurrence",
     "fit_bigram",
@@ -76,6 +77,13 @@ class BigramRun:
     b: np.ndarray | None
 
 
+def bigram_logits(E: torch.Tensor, WU: torch.Tensor, ids: torch.Tensor | Sequence[int],
+                  b: torch.Tensor | None = None) -> torch.Tensor:
+    """z = E[i] W_U (+ b) for every current id i (lesson1 §5): the rows training scores."""
+    z = E[torch.as_tensor(ids, dtype=torch.long)] @ WU
+    return z if b is None else z + b
+
+
 def fit_bigram(
     tokens: Sequence[int],
     V: int,
@@ -114,9 +122,7 @@ def fit_bigram(
             except StopIteration:
                 raise ValueError(f"batch schedule ended before step {step}") from None
             i, y = cur[idx], nxt[idx]
-        z = E[i] @ WU
-        if b is not None:
-            z = z + b
+        z = bigram_logits(E, WU, i, b)
         loss = F.cross_entropy(z, y)  # mean over the batch of −log softmax(z)_y
         for p in params:
             p.grad = None

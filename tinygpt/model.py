@@ -147,6 +147,24 @@ def softmax(scores: Tensor) -> Tensor:
     return out
 
 
+def one_hot(ids: Any, vocab_size: int) -> Tensor:
+    """Rows e_i of the identity (lesson1 §2): the one-hot vectors of ``ids`` over V tokens.
+
+    The target y of ``p - y`` (``tinygpt.backward.softmax_cross_entropy_grad``) is built
+    with it, so a law about one-hot vectors holds this code to account.
+    """
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    out = torch.zeros(*ids.shape, vocab_size, dtype=DTYPE)
+    return out.scatter_(-1, ids.unsqueeze(-1), 1.0)
+
+
+def scaled_scores(q: Tensor, k: Tensor, scale: bool = True) -> Tensor:
+    """S = Q K^T / sqrt(d_k) (4.6, 6.2): every query against every key, batched over any
+    leading axes. ``attention`` and ``Block.attend`` both compute their scores here."""
+    scores = q @ k.transpose(-2, -1)
+    return scores / math.sqrt(q.shape[-1]) if scale else scores
+
+
 def attention(
     q: Tensor, k: Tensor, v: Tensor, causal: bool = False, scale: bool = True
 ) -> tuple[Tensor, Tensor]:
@@ -156,10 +174,9 @@ def attention(
     disallowed keys (``causal_mask``) to -inf, so their weights are exactly 0 (8.6).
     Returns ``(Z [n_q, d_v], A [n_q, n_k])``.
     """
-    scores = q @ k.T
-    step("scores")
+    scores = scaled_scores(q, k, scale)
+    step("scores")  # recorded here, not in scaled_scores: Block.attend re-reads them
     if scale:
-        scores = scores / math.sqrt(q.shape[-1])
         step("scale")
     if causal:
         scores = scores.masked_fill(~causal_mask(q.shape[0], k.shape[0]), float("-inf"))
@@ -222,9 +239,12 @@ def ffn(
     b1: Tensor | None,
     W2: Tensor,
     b2: Tensor | None,
-    activation: Literal["relu", "gelu"] = "relu",
+    activation: Literal["relu", "gelu", "identity"] = "relu",
 ) -> Tensor:
-    """FFN(x) = σ(x W1 + b1) W2 + b2 (7.1, 15.5); a ``None`` bias is left out."""
+    """FFN(x) = σ(x W1 + b1) W2 + b2 (7.1, 15.5); a ``None`` bias is left out.
+
+    ``activation="identity"`` is 7.1's FFN without a non-linearity (two linear layers).
+    """
     return _ffn_trace(x, W1, b1, W2, b2, activation)["ffn_out"]
 
 
@@ -237,6 +257,8 @@ def _ffn_trace(x, W1, b1, W2, b2, activation) -> dict[str, Tensor]:
             C = torch.relu(B)
         elif activation == "gelu":
             C = gelu(B)
+        elif activation == "identity":
+            C = B
         else:
             raise ValueError(f"unknown activation {activation!r}")
         step("activation")
@@ -382,7 +404,7 @@ class Block(nn.Module):
                 k = rope(k, positions, c.rope_base)
             keys, values = (k, v) if cache is None else cache.update(layer, h, k, v)
             z, w = attention(q, keys, values, causal=c.causal)
-            scores = q @ keys.T / math.sqrt(c.d_k)
+            scores = scaled_scores(q, keys)
             for name, value in zip(("q", "k", "v", "scores", "weights", "z_heads"),
                                    (q, k, v, scores, w, z), strict=True):
                 t[name].append(value)

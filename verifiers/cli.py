@@ -143,8 +143,10 @@ def summary_line(result: RunResult) -> str:
     counts = summary(result.verdicts)
     parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
     values = sum(1 for v in result.verdicts for x in v.values)
+    from verifiers.properties.counts import counts_line
+
     return f"notecheck: {len(result.verdicts)} claims, {values} values: " + (
-        ", ".join(parts) or "nothing to check")
+        ", ".join(parts) or "nothing to check") + counts_line(result.verdicts)
 
 
 def github_output(result: RunResult) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from verifiers.properties.counts import property_counts
+
 # Moved to verifiers.files; the old name stays for callers on other branches.
 from verifiers.run import RunResult
 from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, after_roots, summary
@@ -46,6 +48,7 @@ def claim_json(v: Verdict, inferred: bool = False,
                 "message": x.message,
                 "restated": x.restated,
                 "approximate": x.approximate,
+                "law": x.law,
                 "start": _pos(x.start),
                 "end": _pos(x.end),
             }
@@ -79,6 +82,8 @@ def report(result: RunResult) -> dict[str, Any]:
         "version": VERSION,
         "summary": summary(result.verdicts),
         "steps": step_counts(result.verdicts),
+        # property claims (sentences) and the distinct laws they searched (one search each)
+        "properties": property_counts(result.verdicts),
         # claim-file order, except that a claim blocked by (or inheriting from) another
         # comes right after it
         "claims": [claim_json(v, v.id in inferred, constants.get(v.id))

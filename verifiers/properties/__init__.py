@@ -7,6 +7,8 @@ with it torch and Hypothesis, only when a property claim is evaluated):
 - :mod:`.strategies`  Hypothesis strategies: score vectors, probabilities, tiny tinygpt models;
 - :mod:`.laws`        one check per property, each with an injectable implementation;
 - :mod:`.runner`      runs a property under a settings profile and words the verdict.
+- :mod:`.counts`      laws searched and sentences stating them, for the reports (light);
+- :mod:`.stated`      the laws the claims state, words read (the tests' mutant grid).
 """
 
 from __future__ import annotations

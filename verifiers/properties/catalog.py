@@ -369,3 +369,19 @@ def complete(name: str, raw: Mapping[str, Any] | None = None) -> dict[str, Any]:
     for key, value in (raw or {}).items():
         params[key] = spec.param(key).parse(value)
     return params
+
+
+LawKey = tuple[str, tuple[tuple[str, Any], ...]]
+
+
+def law_key(name: str, params: Mapping[str, Any] | None = None) -> LawKey:
+    """The law a claim states: its property and complete parameters (the words its sentence
+    says included, as meanings). Claims with equal keys state the same law: one search."""
+    return name, tuple(sorted(complete(name, params).items()))
+
+
+def law_label(key: LawKey) -> str:
+    """The key as one deterministic line: ``softmax-positive(bound=50.0, max_len=8)``."""
+    name, params = key
+    shown = ", ".join(f"{k}={list(v) if isinstance(v, tuple) else v}" for k, v in params)
+    return f"{name}({shown})"

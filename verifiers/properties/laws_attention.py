@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import torch
 from hypothesis import strategies as st
 
-from tinygpt import Block, GPTConfig, attention, rope
+from tinygpt import Block, GPTConfig, attention, multi_head_attention, rope
 from verifiers.properties.base import Law, close, fail, law
 from verifiers.properties.strategies import F64, matrices, show, tensor
 
@@ -105,21 +106,70 @@ def outside_hull(points: list[list[float]], z: list[float]) -> tuple[list[float]
     return None
 
 
+#: The unit roundoff of float64 (round to nearest): every operation's relative error.
+UNIT = 2.0 ** -53
+#: The smallest positive (subnormal) float64: the absolute error of a product that underflows.
+ETA = 2.0 ** -1074
+
+
+def gamma(n: int) -> float:
+    """Higham's gamma_n = n u / (1 - n u): a float64 sum or dot product of n terms, in any
+    order (with or without FMA), is within gamma_n * sum |terms| of the exact one
+    (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Lemma 3.1, (3.5))."""
+    return n * UNIT / (1 - n * UNIT)
+
+
+def hull_gap(weights: list[float], values: list[list[float]], z: list[float]) -> str | None:
+    """Why ``z`` is not certified to lie in the convex hull of ``values`` by ``weights``.
+
+    The certificate is exact up to float64 rounding, with bounds that rounding cannot
+    exceed: each weight is >= 0; their exact sum s is within gamma_{n+1} of 1 (softmax
+    sums n exponentials, then divides each by the sum: n - 1 additions and a division or
+    a reciprocal and a product per weight); and each z_u is within gamma_n sum_j |a_j v_ju|
+    (+ n * ETA for products that underflow) of the exact sum_j a_j v_ju, computed here in
+    rationals. Then z is that close to sum_j (a_j / s) v_j, a point exactly in the hull.
+    None when the certificate holds.
+    """
+    n = len(weights)
+    exact = [Fraction(a) for a in weights if math.isfinite(a)]
+    if len(exact) < n or any(a < 0 for a in exact):
+        return f"its weights {show(weights)} are not all finite and >= 0"
+    total = sum(exact, Fraction(0))
+    if abs(total - 1) > Fraction(gamma(n + 1)):
+        return (f"its weights {show(weights)} sum to {show(float(total), 17)}, not 1 "
+                f"(|s - 1| = {show(float(abs(total - 1)), 3)} > gamma_{n + 1} = "
+                f"{show(gamma(n + 1), 3)})")
+    for u, got in enumerate(z):
+        terms = [a * Fraction(v[u]) for a, v in zip(exact, values, strict=True)]
+        want = sum(terms, Fraction(0))
+        bound = Fraction(gamma(n)) * sum((abs(t) for t in terms), Fraction(0)) + n * Fraction(ETA)
+        if not math.isfinite(got) or abs(Fraction(got) - want) > bound:
+            return (f"component {u} is {show(got, 17)}, but sum_j a_j v_j = "
+                    f"{show(float(want), 17)} with its weights {show(weights)} (off by more "
+                    f"than float64 rounding allows, gamma_{n} sum |a_j v_j| = "
+                    f"{show(float(bound), 3)})")
+    return None
+
+
 @law("attention-convex-hull")
 def _hull(p: Mapping[str, Any]) -> Law:
+    """Each output row is certified to lie in the hull of the value rows by its own
+    attention weights (:func:`hull_gap`): an exact membership test, not a probe along
+    directions."""
     causal = p["mask"] == "causal"
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
-        Z, _ = run_attention(f, q, k, v)
+        Z, A = run_attention(f, q, k, v)
         values = [list(r) for r in v]
-        for i, z in enumerate(Z.tolist()):
-            witness = outside_hull(values, z)
-            if witness is not None:
-                u, uz, top = witness
-                fail(f"{head(q, k, v)}: output row {i} = {show(z)} is outside the hull of the "
-                     f"value rows: along u = {show(u, 3)}, u·z = {show(uz)} > max u·v_j = "
-                     f"{show(top)}")
+        if tuple(A.shape) != (len(q), len(k)):
+            fail(f"{head(q, k, v)}: the weights have shape {tuple(A.shape)}, not "
+                 f"({len(q)}, {len(k)})")
+        for i, (z, a) in enumerate(zip(Z.tolist(), A.tolist(), strict=True)):
+            why = hull_gap(a, values, z)
+            if why is not None:
+                fail(f"{head(q, k, v)}: output row {i} = {show(z)} is not shown to be in the "
+                     f"hull of the value rows: {why}")
     return Law(qkv(p["max_len"]), check, {"tinygpt.attention": tinygpt_attention(causal)})
 
 
@@ -198,8 +248,10 @@ def _not_linear(p: Mapping[str, Any]) -> Law:
                  f"{show(gap, 3)}")
 
     def tinygpt_z(X: Vec, WQ: Vec, WK: Vec, WV: Vec) -> Vec:
-        return attention(X @ WQ, X @ WK, X @ WV)[0]
-    return Law(draw(), check, {"tinygpt.attention on X W_Q, X W_K, X W_V": tinygpt_z})
+        """One head of tinygpt's multi-head attention (it projects X itself), W_O = I."""
+        eye = torch.eye(WV.shape[1], dtype=F64)
+        return multi_head_attention(X, [WQ], [WK], [WV], eye)[0]
+    return Law(draw(), check, {"tinygpt.multi_head_attention (one head, W_O = I)": tinygpt_z})
 
 
 @law("attention-weights-underflow")

@@ -1,7 +1,9 @@
 """Decoding (greedy, top-k, top-p, sampling) and the small statistical / geometric laws.
 
 Implementations under test: ``tinygpt.generate``'s ``greedy``, ``top_k_filter``,
-``top_p_filter`` and sampling step, and the engine's own ``topk()`` / ``topp()``.
+``top_p_filter`` and sampling step, and the engine's own ``topk()`` / ``topp()``; for the
+statistics and geometry, ``tinygpt.scaled_scores``, ``tinygpt.one_hot``, the bigram's
+``bigram_logits`` and the engine's cosine.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+# tinygpt's functions are called through their modules: the law runs the code tinygpt runs
+# (a bug planted in tinygpt.model.one_hot, say, is found here too)
+import tinygpt.bigram as tg_bigram
+import tinygpt.model as tg_model
 from tinygpt import generate, greedy, top_k_filter, top_p_filter
 from tinygpt import softmax as tg_softmax
 from tinygpt.generate import _choose
@@ -244,7 +250,7 @@ def _variance(p: Mapping[str, Any]) -> Law:
     dims, n, entries = p["dims"], p["samples"], p["entries"]
     grows = p["spread"] == "increases"  # slot: the raw dot product's spread as d_k grows
 
-    def check(seed: int, scale: Callable[[int], float]) -> None:
+    def check(seed: int, scaled_dots: Callable[[Vec, Vec], Vec]) -> None:
         spreads: list[tuple[int, float]] = []
         for d in dims:
             g = torch.Generator().manual_seed(seed * 7919 + d)
@@ -257,24 +263,26 @@ def _variance(p: Mapping[str, Any]) -> Law:
             dots = (q * k).sum(dim=1)
             raw = float((dots ** 2).mean())
             spreads.append((d, raw))
-            scaled = float(((dots / scale(d)) ** 2).mean())
+            scaled = float((torch.as_tensor(scaled_dots(q, k), dtype=F64) ** 2).mean())
             head = f"d_k = {d}, {n} samples of {entries} entries (seed {seed})"
             if not abs(raw / d - 1) <= 0.1:
                 fail(f"{head}: the mean square of q·k is {show(raw, 4)}, not about d_k = {d}")
             if not abs(scaled - 1) <= 0.1:
-                fail(f"{head}: q·k has mean square {show(raw, 4)}; divided by "
-                     f"{show(scale(d), 4)} it is {show(scaled, 4)}, not about 1")
+                fail(f"{head}: q·k has mean square {show(raw, 4)}; the scaled score "
+                     f"q·k / sqrt(d_k) has {show(scaled, 4)}, not about 1")
         ordered = sorted(spreads)
         for (d1, r1), (d2, r2) in zip(ordered, ordered[1:], strict=False):
             if d1 < d2 and (r2 > r1) != grows:
                 fail(f"{n} samples of {entries} entries (seed {seed}): the standard deviation "
                      f"of q·k is {show(r1 ** 0.5, 4)} at d_k = {d1} and {show(r2 ** 0.5, 4)} "
                      f"at d_k = {d2}: it {'does not grow' if grows else 'grows'} with d_k")
-    return Law(st.integers(0, 2**31 - 1), check, {"sqrt(d_k)": math.sqrt})
+    return Law(st.integers(0, 2**31 - 1), check,
+               {"tinygpt.scaled_scores (q k^T / sqrt(d_k))": tinygpt_scaled_dots})
 
 
-def torch_cosine(a: Vec, b: Vec) -> float:
-    return float(torch.nn.functional.cosine_similarity(a, b, dim=0))
+def tinygpt_scaled_dots(q: Vec, k: Vec) -> Vec:
+    """Row b's score q_b · k_b / sqrt(d_k), as tinygpt's attention computes scores."""
+    return tg_model.scaled_scores(q[:, None, :], k[:, None, :])[:, 0, 0]
 
 
 def engine_cosine(a: Vec, b: Vec) -> float:
@@ -300,12 +308,11 @@ def _cosine(p: Mapping[str, Any]) -> Law:
                 fail(f"a = {show(a)}, b = {show(b)}: cos θ = {show(c, 12)} is outside [-1, 1]")
             if want is not None and not close(c, want, 0, 1e-12):
                 fail(f"a = {show(a)}: cos({label}) = {show(c, 12)}, not {show(want)}")
-    return Law(draw(), check, {"torch cosine_similarity": torch_cosine,
-                               "engine a·b / (|a| |b|)": engine_cosine})
+    return Law(draw(), check, {"engine a·b / (|a| |b|)": engine_cosine})
 
 
-def torch_one_hot(i: int, V: int) -> Vec:
-    return torch.nn.functional.one_hot(torch.tensor(i), V).to(F64)
+def tinygpt_one_hot(i: int, V: int) -> Vec:
+    return tg_model.one_hot(i, V)
 
 
 @law("onehot-orthogonal")
@@ -323,7 +330,12 @@ def _onehot(p: Mapping[str, Any]) -> Law:
         if not (dot == 0 and close(dist, math.sqrt(2), 1e-15, 0)):
             fail(f"V = {V}: e_{i} · e_{j} = {show(dot)} and |e_{i} - e_{j}| = {show(dist, 12)} "
                  "(want 0 and sqrt 2)")
-    return Law(draw(), check, {"torch one_hot": torch_one_hot})
+    return Law(draw(), check, {"tinygpt.one_hot (the y of p - y)": tinygpt_one_hot})
+
+
+def tinygpt_logit_table(E: Vec, WU: Vec) -> Vec:
+    """The bigram's logits z = E[i] W_U for every current id i (the rows training scores)."""
+    return tg_bigram.bigram_logits(E, WU, range(E.shape[0]))
 
 
 @law("logit-matrix-rank")
@@ -341,4 +353,4 @@ def _rank(p: Mapping[str, Any]) -> Law:
         if rank > E.shape[1]:
             fail(f"E ({E.shape[0]}×{E.shape[1]}) = {show(E, 3)}, W_U = {show(WU, 3)}: the "
                  f"logit table E W_U has rank {rank} > d = {E.shape[1]}")
-    return Law(draw(), check, {"logits z = E[i] W_U for every id": lambda E, WU: E @ WU})
+    return Law(draw(), check, {"tinygpt.bigram.bigram_logits for every id": tinygpt_logit_table})

@@ -328,8 +328,13 @@ def ffn_weights(max_rows: int, max_dim: int = 4, max_width: int = 8, integer: bo
 
 
 def linear_ffn(x: Vec, W1: Vec, b1: Vec, W2: Vec, b2: Vec) -> Vec:
-    """FFN with σ = identity: two linear layers."""
+    """Two linear layers written out (the tests' mutant for the non-linear FFN law)."""
     return (x @ W1 + b1) @ W2 + b2
+
+
+def tinygpt_linear_ffn(x: Vec, W1: Vec, b1: Vec, W2: Vec, b2: Vec) -> Vec:
+    """tinygpt's FFN with the non-linearity taken out (σ = identity)."""
+    return ffn(x, W1, b1, W2, b2, activation="identity")
 
 
 @law("ffn-linear-collapses")
@@ -344,7 +349,7 @@ def _ffn_linear(p: Mapping[str, Any]) -> Law:
             fail(f"x = {show(x, 3)}, W1 = {show(W1, 3)}, b1 = {show(b1, 3)}, W2 = {show(W2, 3)}, "
                  f"b2 = {show(b2, 3)}: row {r} is {show(got[r], 4)}, but one matrix "
                  f"x (W1 W2) + (b1 W2 + b2) gives {show(want[r], 4)}")
-    return Law(ffn_weights(p["max_len"]), check, {"two linear layers": linear_ffn})
+    return Law(ffn_weights(p["max_len"]), check, {"tinygpt.ffn(identity)": tinygpt_linear_ffn})
 
 
 @law("ffn-nonlinear-does-not-collapse")

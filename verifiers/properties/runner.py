@@ -19,7 +19,7 @@ from hypothesis import Phase, Verbosity, errors, example, given, settings
 from verifiers import profiles
 from verifiers.holes import Match
 from verifiers.notes import Note
-from verifiers.properties.catalog import CATALOG, FAILS, complete
+from verifiers.properties.catalog import CATALOG, FAILS, complete, law_key, law_label
 from verifiers.properties.laws import LAWS, Counterexample
 from verifiers.properties.slots import known_words, read_words
 from verifiers.schema import Claim
@@ -152,8 +152,10 @@ def clear_cache() -> None:
 
 
 def outcome_for(name: str, params: Mapping[str, Any], profile: str) -> Outcome:
-    """One search per (property, parameters, profile) and process: claims share it."""
-    key = (name, tuple(sorted(complete(name, params).items())), profile)
+    """One search per law (:func:`law_key`), profile and process: the claims stating it
+    share it. The run keeps the claims of one property in one worker (``verifiers.run``),
+    so under ``-j`` too each law is searched once, whatever the split."""
+    key = (*law_key(name, params), profile)
     if key not in _CACHE:
         _CACHE[key] = search(name, params, profile=profile)
     return _CACHE[key]
@@ -181,11 +183,13 @@ def check_property(claim: Claim, match: Match, note: Note) -> ValueVerdict:
                          f"the vocabulary of {unknown.vocab!r} ({known_words(unknown.vocab)})")
         return value
     stated = {w.slot: w.meaning for w in read}
+    params = {**claim.params, **stated}
     try:
-        outcome = outcome_for(name, {**claim.params, **stated}, profiles.name())
+        outcome = outcome_for(name, params, profiles.name())
     except profiles.ProfileError as err:
         value.message = f"{name}: error: {err}"
         return value
+    value.law = law_label(law_key(name, params))
     value.status, value.expected, value.message = outcome.status, outcome.expected, outcome.text
     flipped = [w for w in read if w.flipped]
     if flipped:
