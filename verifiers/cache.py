@@ -148,7 +148,7 @@ def _value(x: Any) -> ValueVerdict:
         end=_position(d["end"]), message=_str(d["message"]),
         suggestion=_str(d["suggestion"], True), local=d["local"],
         root_cause=_str(d["root_cause"], True, 1000), restated=_str(d["restated"], True),
-        approximate=d["approximate"])
+        approximate=d["approximate"], route=_str(d["route"], True, 1000))
 
 
 def _verdict(x: Any) -> Verdict:

@@ -24,6 +24,7 @@ import mpmath
 from mpmath import iv, mp
 
 from verifiers import expr as ex
+from verifiers.arithmetic import routes as rt
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
@@ -36,7 +37,7 @@ from verifiers.numbers import (
     neighbour_decimals,
     parse_printed,
 )
-from verifiers.pins import apply_pin
+from verifiers.pins import apply_pin, same_text
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
 from verifiers.verdicts import (
@@ -56,6 +57,7 @@ DPS = 40
 HAIR = Fraction(1, 10**30)
 
 POINT, INTERVAL = "point", "interval"
+FLOAT_SLACK = mpmath.mpf("1e-9")  # relative: float64 round-off of a small model example
 
 
 class ClaimFailure(Exception):
@@ -96,6 +98,8 @@ class HoleState:
     global_ok: bool
     status: str
     root: tuple[str, str] | None = None  # (claim id, hole key) where the error starts
+    route: str | None = None  # the honest route(s) giving the printed value (routes.py keys)
+    candidates: dict[str, Any] = field(default_factory=dict)  # route key -> this hole's value
 
 
 @dataclass
@@ -322,10 +326,11 @@ class Engine:
             return f"{tree.id} is {use.claim_id}.{use.hole}, the same printed value"
         return None
 
-    def _scope(self, ev: Evaluation, mode: str) -> Scope:
-        if mode not in ev.scopes:
-            ev.scopes[mode] = Scope(self, ev, mode)
-        return ev.scopes[mode]
+    def _scope(self, ev: Evaluation, mode: str, route: rt.Route | None = None) -> Scope:
+        key = mode if route is None else route.key
+        if key not in ev.scopes:
+            ev.scopes[key] = Scope(self, ev, mode, route)
+        return ev.scopes[key]
 
     def _upstream(self, claim_id: str, hole: str, line: int | None = None) -> Evaluation:
         """The evaluated claim a ``uses:`` entry (at ``line`` of the claim file) names."""
@@ -345,24 +350,52 @@ class Engine:
         return up
 
     def _assess(self, ev: Evaluation, name: str) -> None:
-        """Compare each printed part of a checked hole with its global and local value."""
+        """Compare each printed number of a checked hole with the value of every honest
+        route (:mod:`verifiers.arithmetic.routes`); the exact route is the global value."""
         claim = ev.claim
-        local = _evaluate(claim.check[name], self._scope(ev, INTERVAL), INTERVAL)
-        expected = ev.global_values[name]
+        values = self._route_values(ev, name)
+        run = claim.run
+        floating = run is not None and any(d in run.outputs for d in dependencies(claim, name))
         for ref in (h for h in claim.holes if h.name == name):
             printed = ev.match.values[ref.key]
-            exp_part = part_of(expected, ref, printed)
-            loc_part = part_of(local, ref, printed)
-            global_ok = local_ok = True
+            parts = {key: part_of(v, ref, printed) for key, v in values.items()}
+            numbers = {key: flat(part) for key, part in parts.items()}
             approx = approximate(ev, ref)
-            for pn, e, lo in zip(printed.numbers, flat(exp_part), flat(loc_part), strict=True):
-                tol = tolerance(pn, e, claim.widen.get(name), approx)
-                global_ok &= abs(to_point(pn.value) - e) <= tol
-                local_ok &= overlaps(lo, pn.value, tol)
+            used: list[str] = []
+            global_ok = local_ok = True
+            for i, pn in enumerate(printed.numbers):
+                def admits(v: Any, pn: PrintedNumber = pn, approx: bool = approx) -> bool:
+                    return rounds_to(pn, v, claim.widen.get(name), approx, floating)
+                key = rt.first_admitting({k: n[i] for k, n in numbers.items()}, admits)
+                global_ok &= key == "exact"
+                local_ok &= key is not None
+                if key is not None and key not in used:
+                    used.append(key)
             root = None
             if local_ok and not global_ok:
                 root = self._inherited_root(ev, name, ref)
-            ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root)
+            ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root,
+                                           ",".join(used) if local_ok else None, parts)
+
+    def _route_values(self, ev: Evaluation, name: str) -> dict[str, Any]:
+        """The checked name's value along each route that can differ from the exact one
+        (a route that substitutes nothing the expression reads is skipped; one that
+        cannot be computed, e.g. a log of a printed 0, does not exist)."""
+        claim = ev.claim
+        deps = set(dependencies(claim, name))
+        carried = {n for n in deps if n in claim.check
+                   or (n in claim.uses and not claim.uses[n].as_printed)}
+        hidden = deps & set(claim.hidden)
+        values: dict[str, Any] = {"exact": ev.global_values[name]}
+        for route in rt.routes_for(bool(claim.hidden))[1:]:
+            if not ((carried and route.carry != rt.EXACT) or (hidden and route.hidden)):
+                continue
+            try:
+                values[route.key] = _evaluate(claim.check[name],
+                                              self._scope(ev, POINT, route), POINT)
+            except (ex.ExprError, ArithmeticError, ValueError):
+                continue
+        return values
 
     def _inherited_root(
         self, ev: Evaluation, name: str, ref: HoleRef
@@ -470,11 +503,18 @@ class Engine:
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
         vv.expected = render(exp_part)
         others = tuple(n for k, p in ev.match.values.items() if k != ref.key for n in p.numbers)
-        vv.suggestion = suggest(printed, exp_part, others)
+        texts = {key: suggest(printed, part, others) for key, part in state.candidates.items()}
+        exact_text = texts["exact"]
+        vv.suggestion = exact_text
+        if "printed" in texts and self._chain_sound(ev, ref.name):
+            vv.suggestion = texts["printed"]  # the note's own honest chain (issue 14)
+        vv.route = state.route
         if state.global_ok:
             status, why = VERIFIED, ""
         elif not state.local_ok:
-            status, why = DISCREPANCY, "the arithmetic of this step is wrong"
+            status = DISCREPANCY
+            why = (f"the arithmetic of this step is wrong: no honest route gives "
+                   f"{' '.join(printed.text.split())} ({rt.describe(texts)})")
             vv.root_cause = claim.id
         elif state.root is not None:
             status = DISCREPANCY
@@ -484,8 +524,10 @@ class Engine:
             status, why = VERIFIED, ""
         pin = claim.known.get(ref.key)
         root_status = self._root_status(state.root) if state.root else None
-        if pin is not None:
-            status, why = self._apply_pin(pin, printed.text, vv.suggestion, status, why)
+        if pin is not None:  # a pin may name the exact value or the chain's
+            named = next((t for t in (vv.suggestion, exact_text)
+                          if same_text(pin.expected or "", t)), vv.suggestion)
+            status, why = self._apply_pin(pin, printed.text, named, status, why)
         elif status == DISCREPANCY and root_status == KNOWN:
             status, why = KNOWN, f"inherits the known discrepancy of {state.root[0]}"
         vv.status = status
@@ -495,11 +537,29 @@ class Engine:
             shown += " (approximate)"
         if status == VERIFIED:
             vv.message = f"{ref.key}: {shown} verified"
+            if state.route and state.route != "exact":
+                vv.message += " " + " / ".join(rt.label_of(k) for k in state.route.split(","))
         else:
             vv.message = f"{ref.key}: printed {shown}, expected {vv.suggestion}"
             if why:
                 vv.message += f" — {why}"
         return vv
+
+    def _chain_sound(self, ev: Evaluation, name: str) -> bool:
+        """Are the checked values this one reads (here and upstream) all right by some
+        route? Then the printed chain is honest and its value is the one to suggest."""
+        for dep in dependencies(ev.claim, name):
+            if dep in ev.claim.check and dep != name:
+                states = [s for k, s in ev.states.items() if _base(k) == dep]
+            elif dep in ev.claim.uses and not ev.claim.uses[dep].as_printed:
+                use = ev.claim.uses[dep]
+                up = self.evaluate(use.claim_id)
+                states = [s for k, s in up.states.items() if _base(k) == use.hole]
+            else:
+                continue
+            if any(not s.local_ok or (not s.global_ok and s.root is not None) for s in states):
+                return False
+        return True
 
     _apply_pin = staticmethod(apply_pin)  # verifiers.pins: symbolic claims pin steps too
 
@@ -561,8 +621,10 @@ def _import_checkers(claim: Claim) -> None:
 class Scope(Mapping[str, Any]):
     """The names an expression may read, computed lazily in one mode."""
 
-    def __init__(self, engine: Engine, ev: Evaluation, mode: str) -> None:
+    def __init__(self, engine: Engine, ev: Evaluation, mode: str,
+                 route: rt.Route | None = None) -> None:
         self.engine, self.ev, self.mode = engine, ev, mode
+        self.route = route  # None: the exact route (POINT) or the interval hull (INTERVAL)
         self.cache: dict[str, Any] = {}
         self.busy: set[str] = set()
 
@@ -586,11 +648,16 @@ class Scope(Mapping[str, Any]):
             up = self.engine._upstream(use.claim_id, use.hole, use.line)
             if use.as_printed or use.hole not in up.claim.check:
                 return printed_value(up, use.hole, self.mode, exact=True)
+            if self.route is not None and self.route.carry != rt.EXACT:
+                return carried_value(up, use.hole, self.route)
             if self.mode == POINT:
                 return up.global_values[use.hole]
             return printed_value(up, use.hole, INTERVAL, exact=False)
         if name in claim.where:
-            return _evaluate(claim.where[name], self, self.mode)
+            value = _evaluate(claim.where[name], self, self.mode)
+            if self.route is not None and self.route.hidden and name in claim.hidden:
+                return rt.round_hidden(value, claim.hidden[name])
+            return value
         if claim.run is not None and name in claim.run.outputs:
             return self._model_outputs()[name]
         if claim.iterate is not None and name in claim.iterate.state:
@@ -599,6 +666,8 @@ class Scope(Mapping[str, Any]):
             return _evaluate((claim.constants[name].expr, claim.constants[name].line), self,
                              self.mode)
         if name in claim.check:
+            if self.route is not None and self.route.carry != rt.EXACT:
+                return carried_value(ev, name, self.route)
             if self.mode == POINT:
                 if name in ev.global_values:
                     return ev.global_values[name]
@@ -704,6 +773,32 @@ def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
         p = ev.match.values[ref.key]
         value = replace_part(value, ref.index, shape_numbers(p, numbers(p, ref)))
     return frozen(convert_mode(value, mode) if mode == INTERVAL else value)
+
+
+def carried_value(ev: Evaluation, name: str, route: rt.Route) -> Any:
+    """A checked value as a route carries it forward: each printed number as printed,
+    or (finer routes) its exact value rounded past the printed digits when the printed
+    digits are right; parts that are not printed take the exact value."""
+    claim = ev.claim
+    exact = ev.global_values[name]
+    refs = [h for h in claim.holes if h.name == name]
+
+    def numbers(p: Printed, ref: HoleRef) -> list[Any]:
+        approx = approximate(ev, ref)
+        out = []
+        for pn, e in zip(p.numbers, flat(part_of(exact, ref, p)), strict=True):
+            right = rounds_to(pn, e, claim.widen.get(name), approx)
+            out.append(rt.carry_number(pn, e, right, route))
+        return out
+
+    if len(refs) == 1 and not refs[0].index:
+        p = ev.match.values[refs[0].key]
+        return shape_numbers(p, numbers(p, refs[0]))
+    value = nested_list(exact)
+    for ref in refs:
+        p = ev.match.values[ref.key]
+        value = replace_part(value, ref.index, shape_numbers(p, numbers(p, ref)))
+    return frozen(value)
 
 
 def approximate(ev: Evaluation, ref: HoleRef) -> bool:
@@ -857,6 +952,23 @@ def tolerance(pn: PrintedNumber, expected: Any, widen: Any,
                     * abs(expected))
         scale = max(abs(expected), abs(to_point(pn.value)))
         return t * (1 + mp.mpf(10) ** -20) + scale * to_point(HAIR)
+
+
+def rounds_to(pn: PrintedNumber, value: Any, widen: Any, approx: bool = False,
+              floating: bool = False) -> bool:
+    """Does ``value`` round to the printed number (at the engine's 40 digits: 0.9625 is
+    a tie that rounds to 0.963, not 0.000500…01 away from it in binary)?
+
+    ``floating``: the value comes from a float64 model run, whose round-off
+    (:data:`FLOAT_SLACK`, relative) is no route's error: a + c = 0.9999999999999999 is 1.
+    """
+    with mp.workdps(DPS):
+        tol = tolerance(pn, value, widen, approx)
+        if floating:
+            tol += FLOAT_SLACK * max(abs(value), abs(to_point(pn.value)), 1)
+        if pn.exact and abs(value - mpmath.nint(value)) > tol:
+            tol = max(tol, mp.mpf(1) / 2)  # 2143 for 2143.08: rounded to units, as printed
+        return abs(to_point(pn.value) - value) <= tol
 
 
 def overlaps(interval: Any, printed: Fraction, tol: mpmath.mpf) -> bool:

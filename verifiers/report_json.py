@@ -46,6 +46,7 @@ def claim_json(v: Verdict, inferred: bool = False,
                 "message": x.message,
                 "restated": x.restated,
                 "approximate": x.approximate,
+                "route": x.route,
                 "start": _pos(x.start),
                 "end": _pos(x.end),
             }

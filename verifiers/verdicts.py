@@ -42,6 +42,7 @@ class ValueVerdict:
     restated: str | None = None  # symbolic: the claim's restatement checked instead of the note
     depends_on_time: bool = False  # the outcome came from a clock (a deadline was hit)
     approximate: bool = False  # the note marks it approximate (约, 左右, about …): ±1 last digit
+    route: str | None = None  # checked: the honest route(s) that give it (arithmetic/routes.py)
 
 
 @dataclass
