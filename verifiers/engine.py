@@ -965,8 +965,8 @@ def rounds_to(pn: PrintedNumber, value: Any, widen: Any, approx: bool = False,
     with mp.workdps(DPS):
         tol = tolerance(pn, value, widen, approx)
         if floating:
-            tol += FLOAT_SLACK * max(abs(value), abs(to_point(pn.value)), 1)
-        if pn.exact and abs(value - mpmath.nint(value)) > tol:
+            tol += FLOAT_SLACK * max(abs(value), abs(to_point(pn.value)))
+        if pn.kind == "integer" and abs(value - mpmath.nint(value)) > tol:
             tol = max(tol, mp.mpf(1) / 2)  # 2143 for 2143.08: rounded to units, as printed
         return abs(to_point(pn.value) - value) <= tol
 

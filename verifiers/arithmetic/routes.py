@@ -25,7 +25,7 @@ from typing import Any
 import mpmath
 from mpmath import mp
 
-from verifiers.numbers import PrintedNumber, format_like, parse_printed
+from verifiers.numbers import PrintedNumber
 
 __all__ = ["EXACT", "FINER", "PRINTED", "Hidden", "Route", "carry_number", "describe",
            "first_admitting", "label_of", "matches_a_route", "round_hidden", "routes_for"]
@@ -147,12 +147,20 @@ def describe(texts: dict[str, str]) -> str:
 
 
 def matches_a_route(pn: PrintedNumber, values: list[Any]) -> bool:
-    """Does the printed number equal some route's value written at its precision?"""
-    for v in values:
-        try:
-            text = format_like(pn, _decimal(v))
-        except ArithmeticError:
-            continue
-        if text is not None and parse_printed(text).value == pn.value:
-            return True
+    """Does the printed number equal some route's value written at its precision (either
+    side of a tie; no approximate word's ±1, no ``widen:``)? Relative 1e-12 absorbs a
+    model run's float64 round-off."""
+    with mp.workdps(DPS):
+        p = mp.mpf(pn.value.numerator) / pn.value.denominator
+        for v in values:
+            try:
+                v = mp.mpf(v)
+            except (TypeError, ValueError):
+                continue
+            half = mp.mpf(pn.half_unit.numerator) / pn.half_unit.denominator
+            slack = mp.mpf("1e-12") * max(abs(v), abs(p))
+            if pn.kind == "integer":
+                half = mp.mpf(0) if abs(v - mp.nint(v)) <= slack else mp.mpf(1) / 2
+            if abs(p - v) <= half + slack:
+                return True
     return False
