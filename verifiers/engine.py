@@ -3,12 +3,14 @@
 Every checked hole is evaluated twice (see docs/claim-format.md):
 
 * **global** — point arithmetic from the exact upstream values;
-* **local** — interval arithmetic from the *printed* upstream values, each
-  the interval it rounds from, so honest rounding is never flagged.
+* **local** — the honest routes (:mod:`verifiers.arithmetic.routes`): the
+  printed upstream values as printed, or carried a digit or two finer, or with
+  declared hidden intermediates rounded; never the interval hull of the inputs.
 
-Local ✗ means the error is in this step; local ✓ with global ✗ means the
-value inherits an upstream error, and the root cause is reported instead of
-a cascade of independent-looking errors.
+Local ✗ (no route gives the printed value) means the error is in this step;
+local ✓ with global ✗ means the value is honest rounding along a route, or
+inherits an upstream error, whose root cause is then reported instead of a
+cascade of independent-looking errors.
 """
 
 from __future__ import annotations
@@ -624,7 +626,7 @@ class Scope(Mapping[str, Any]):
     def __init__(self, engine: Engine, ev: Evaluation, mode: str,
                  route: rt.Route | None = None) -> None:
         self.engine, self.ev, self.mode = engine, ev, mode
-        self.route = route  # None: the exact route (POINT) or the interval hull (INTERVAL)
+        self.route = route  # None: the exact route
         self.cache: dict[str, Any] = {}
         self.busy: set[str] = set()
 
@@ -647,12 +649,10 @@ class Scope(Mapping[str, Any]):
             use = claim.uses[name]
             up = self.engine._upstream(use.claim_id, use.hole, use.line)
             if use.as_printed or use.hole not in up.claim.check:
-                return printed_value(up, use.hole, self.mode, exact=True)
+                return printed_value(up, use.hole, self.mode)
             if self.route is not None and self.route.carry != rt.EXACT:
                 return carried_value(up, use.hole, self.route)
-            if self.mode == POINT:
-                return up.global_values[use.hole]
-            return printed_value(up, use.hole, INTERVAL, exact=False)
+            return up.global_values[use.hole]
         if name in claim.where:
             value = _evaluate(claim.where[name], self, self.mode)
             if self.route is not None and self.route.hidden and name in claim.hidden:
@@ -668,13 +668,11 @@ class Scope(Mapping[str, Any]):
         if name in claim.check:
             if self.route is not None and self.route.carry != rt.EXACT:
                 return carried_value(ev, name, self.route)
-            if self.mode == POINT:
-                if name in ev.global_values:
-                    return ev.global_values[name]
-                return _evaluate(claim.check[name], self, POINT)
-            return printed_value(ev, name, INTERVAL, exact=False)
+            if name in ev.global_values:
+                return ev.global_values[name]
+            return _evaluate(claim.check[name], self, POINT)
         if name in claim.hole_names:
-            return printed_value(ev, name, self.mode, exact=True)
+            return printed_value(ev, name, self.mode)
         raise KeyError(name)
 
     def _model_outputs(self) -> dict[str, Any]:
@@ -733,31 +731,16 @@ class Scope(Mapping[str, Any]):
 
 # -- values ---------------------------------------------------------------
 
-def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
-    """The note's printed value of a hole name, for use in another expression.
-
-    ``exact`` (inputs, ``as: printed``) gives the printed digits as points.
-    Otherwise, in interval mode, a checked value stands for what its author
-    may have computed with: anything between the printed value and the exact
-    one when the printed value is right (so honest rounding passes but a slip
-    in the last digit does not hide in a ±½-unit interval), and the printed
-    value's rounding interval when it is wrong (the author went on with it).
-    Parts that are not printed take the exact expected value.
-    """
+def printed_value(ev: Evaluation, name: str, mode: str) -> Any:
+    """The note's printed digits of a hole name (an input, or ``as: printed``), exactly;
+    parts that are not printed take the exact expected value."""
     claim = ev.claim
-    widen = claim.widen.get(name)
     refs = [h for h in claim.holes if h.name == name]
-    checked = name in claim.check and not exact
 
     def numbers(p: Printed, ref: HoleRef) -> list[Any]:
         if mode == POINT:
             return [to_point(pn.value) for pn in p.numbers]
-        if not checked:
-            return [to_interval(pn.value, Fraction(0)) for pn in p.numbers]
-        expected = flat(part_of(ev.global_values[name], ref, p))
-        approx = approximate(ev, ref)
-        return [plausible(pn, e, widen, approx)
-                for pn, e in zip(p.numbers, expected, strict=True)]
+        return [to_interval(pn.value, Fraction(0)) for pn in p.numbers]
 
     if len(refs) == 1 and not refs[0].index:
         p = ev.match.values[refs[0].key]
@@ -805,25 +788,6 @@ def approximate(ev: Evaluation, ref: HoleRef) -> bool:
     """Does the note mark this hole's printed value approximate (约, ≈, about, 左右 …)?"""
     printed = ev.match.values[ref.key]
     return approximate_at(ev.note.text, printed.start, printed.end)
-
-
-def plausible(pn: PrintedNumber, expected: Any, widen: Any, approx: bool = False) -> Any:
-    """The values the note's author may have carried forward from a printed result.
-
-    A right value: anything between its printed digits and the exact value.
-    A wrong value: its printed digits (the author went on with what is on the
-    page; a rounding interval around a wrong number would hide later slips).
-    """
-    printed = to_interval(pn.value, Fraction(0))
-    if abs(to_point(pn.value) - expected) > tolerance(pn, expected, widen, approx):
-        return printed
-    old = iv.dps
-    iv.dps = DPS
-    try:
-        e = iv.mpf(expected)
-        return iv.mpf([min(printed.a, e.a), max(printed.b, e.b)])
-    finally:
-        iv.dps = old
 
 
 def assemble_input(ev: Evaluation, name: str, refs: list[HoleRef]) -> Any:
