@@ -242,3 +242,26 @@ def test_a_route_value_matches_on_either_side_of_a_tie_and_integers_round_to_uni
     assert matches_a_route(parse_printed("2143"), [2143.08])
     assert not matches_a_route(parse_printed("2144"), [2143.08])
     assert not matches_a_route(parse_printed("3"), [2.0])  # an integer result is exact
+
+
+def test_the_issue_example_on_the_real_note_is_now_caught():
+    """matrix-by-matrix 8.2, T = 0.7: exp 5.53 edited to 5.54 passed through the hull."""
+    from pathlib import Path
+
+    from verifiers.notes import Note
+
+    root = Path(__file__).resolve().parent.parent
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    note = notes["matrix-by-matrix.txt"]
+    engine = Engine(notes, claims)
+    before = next(v for v in engine.verdict("mbm-8-2-t-0-7").values if v.name == "e")
+    assert before.status == "verified"
+    at = note.text.index("[1.15, 0.49, 26.8, 5.53, 3.13, 0.65]")
+    edited = note.text[:at] + "[1.15, 0.49, 26.8, 5.54, 3.13, 0.65]" + note.text[at + 36:]
+    changed = dict(notes)
+    changed["matrix-by-matrix.txt"] = Note(note.path, edited, note.name)
+    after = next(v for v in Engine(changed, claims).verdict("mbm-8-2-t-0-7").values
+                 if v.name == "e")
+    assert after.status == "discrepancy"
+    assert "5.55 exact" in after.message and "5.53 from the printed inputs" in after.message

@@ -102,6 +102,7 @@ class HoleState:
     root: tuple[str, str] | None = None  # (claim id, hole key) where the error starts
     route: str | None = None  # the honest route(s) giving the printed value (routes.py keys)
     candidates: dict[str, Any] = field(default_factory=dict)  # route key -> this hole's value
+    unrouted: tuple[int, ...] = ()  # the printed numbers (row-major) no route gives
 
 
 @dataclass
@@ -364,6 +365,7 @@ class Engine:
             numbers = {key: flat(part) for key, part in parts.items()}
             approx = approximate(ev, ref)
             used: list[str] = []
+            unrouted: list[int] = []
             global_ok = local_ok = True
             for i, pn in enumerate(printed.numbers):
                 def admits(v: Any, pn: PrintedNumber = pn, approx: bool = approx) -> bool:
@@ -371,13 +373,16 @@ class Engine:
                 key = rt.first_admitting({k: n[i] for k, n in numbers.items()}, admits)
                 global_ok &= key == "exact"
                 local_ok &= key is not None
+                if key is None:
+                    unrouted.append(i)
                 if key is not None and key not in used:
                     used.append(key)
             root = None
             if local_ok and not global_ok:
                 root = self._inherited_root(ev, name, ref)
             ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root,
-                                           ",".join(used) if local_ok else None, parts)
+                                           ",".join(used) if local_ok else None, parts,
+                                           tuple(unrouted))
 
     def _route_values(self, ev: Evaluation, name: str) -> dict[str, Any]:
         """The checked name's value along each route that can differ from the exact one
@@ -515,8 +520,7 @@ class Engine:
             status, why = VERIFIED, ""
         elif not state.local_ok:
             status = DISCREPANCY
-            why = (f"the arithmetic of this step is wrong: no honest route gives "
-                   f"{' '.join(printed.text.split())} ({rt.describe(texts)})")
+            why = f"the arithmetic of this step is wrong: {self._no_route(ref, printed, state)}"
             vv.root_cause = claim.id
         elif state.root is not None:
             status = DISCREPANCY
@@ -546,6 +550,19 @@ class Engine:
             if why:
                 vv.message += f" — {why}"
         return vv
+
+    @staticmethod
+    def _no_route(ref: HoleRef, printed: Printed, state: HoleState) -> str:
+        """"no honest route gives 5.54 (5.55 exact, 5.53 from the printed inputs)", for
+        each printed number that no route gives (a vector's by its index)."""
+        values = {key: flat(part) for key, part in state.candidates.items()}
+        parts = []
+        for i in state.unrouted:
+            pn = printed.numbers[i]
+            texts = {key: like(pn, v[i]) for key, v in values.items()}
+            where = "" if printed.shape == () else f"{ref.key}{_index(printed.shape, i)} = "
+            parts.append(f"{where}{pn.text} ({rt.describe(texts)})")
+        return "no honest route gives " + "; ".join(parts)
 
     def _chain_sound(self, ev: Evaluation, name: str) -> bool:
         """Are the checked values this one reads (here and upstream) all right by some
@@ -961,6 +978,11 @@ def dependencies(claim: Claim, name: str) -> list[str]:
             for tree, _ in [*claim.iterate.state.values(), *claim.iterate.step.values()]:
                 stack.extend(sorted(ex.free_names(tree)))
     return seen
+
+
+def _index(shape: tuple[int, ...], i: int) -> str:
+    """The index of the i-th number (row-major) of a printed vector or matrix."""
+    return f"[{i}]" if len(shape) == 1 else f"[{i // shape[1]},{i % shape[1]}]"
 
 
 def _base(key: str) -> str:
