@@ -154,7 +154,8 @@ def _value(x: Any) -> ValueVerdict:
         end=_position(d["end"]), message=_str(d["message"]),
         suggestion=_str(d["suggestion"], True), local=d["local"],
         root_cause=_str(d["root_cause"], True, 1000), restated=_str(d["restated"], True),
-        approximate=d["approximate"], law=_str(d["law"], True, 1000))
+        approximate=d["approximate"], law=_str(d["law"], True, 1000),
+        route=_str(d["route"], True, 1000))
 
 
 def _verdict(x: Any) -> Verdict:

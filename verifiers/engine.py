@@ -3,12 +3,14 @@
 Every checked hole is evaluated twice (see docs/claim-format.md):
 
 * **global** — point arithmetic from the exact upstream values;
-* **local** — interval arithmetic from the *printed* upstream values, each
-  the interval it rounds from, so honest rounding is never flagged.
+* **local** — the honest routes (:mod:`verifiers.arithmetic.routes`): the
+  printed upstream values as printed, or carried a digit or two finer, or with
+  declared hidden intermediates rounded; never the interval hull of the inputs.
 
-Local ✗ means the error is in this step; local ✓ with global ✗ means the
-value inherits an upstream error, and the root cause is reported instead of
-a cascade of independent-looking errors.
+Local ✗ (no route gives the printed value) means the error is in this step;
+local ✓ with global ✗ means the value is honest rounding along a route, or
+inherits an upstream error, whose root cause is then reported instead of a
+cascade of independent-looking errors.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import mpmath
 from mpmath import iv, mp
 
 from verifiers import expr as ex
+from verifiers.arithmetic import routes as rt
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
@@ -36,7 +39,7 @@ from verifiers.numbers import (
     neighbour_decimals,
     parse_printed,
 )
-from verifiers.pins import apply_pin
+from verifiers.pins import apply_pin, same_text
 from verifiers.programs.jail import JailUnavailable
 from verifiers.schema import Claim, HoleRef, did_you_mean
 from verifiers.verdicts import (
@@ -56,6 +59,7 @@ DPS = 40
 HAIR = Fraction(1, 10**30)
 
 POINT, INTERVAL = "point", "interval"
+FLOAT_SLACK = mpmath.mpf("1e-9")  # relative: float64 round-off of a small model example
 
 
 class ClaimFailure(Exception):
@@ -96,6 +100,9 @@ class HoleState:
     global_ok: bool
     status: str
     root: tuple[str, str] | None = None  # (claim id, hole key) where the error starts
+    route: str | None = None  # the honest route(s) giving the printed value (routes.py keys)
+    candidates: dict[str, Any] = field(default_factory=dict)  # route key -> this hole's value
+    unrouted: tuple[int, ...] = ()  # the printed numbers (row-major) no route gives
 
 
 @dataclass
@@ -327,10 +334,11 @@ class Engine:
             return f"{tree.id} is {use.claim_id}.{use.hole}, the same printed value"
         return None
 
-    def _scope(self, ev: Evaluation, mode: str) -> Scope:
-        if mode not in ev.scopes:
-            ev.scopes[mode] = Scope(self, ev, mode)
-        return ev.scopes[mode]
+    def _scope(self, ev: Evaluation, mode: str, route: rt.Route | None = None) -> Scope:
+        key = mode if route is None else route.key
+        if key not in ev.scopes:
+            ev.scopes[key] = Scope(self, ev, mode, route)
+        return ev.scopes[key]
 
     def _upstream(self, claim_id: str, hole: str, line: int | None = None) -> Evaluation:
         """The evaluated claim a ``uses:`` entry (at ``line`` of the claim file) names."""
@@ -350,24 +358,56 @@ class Engine:
         return up
 
     def _assess(self, ev: Evaluation, name: str) -> None:
-        """Compare each printed part of a checked hole with its global and local value."""
+        """Compare each printed number of a checked hole with the value of every honest
+        route (:mod:`verifiers.arithmetic.routes`); the exact route is the global value."""
         claim = ev.claim
-        local = _evaluate(claim.check[name], self._scope(ev, INTERVAL), INTERVAL)
-        expected = ev.global_values[name]
+        values = self._route_values(ev, name)
+        run = claim.run
+        floating = run is not None and any(d in run.outputs for d in dependencies(claim, name))
         for ref in (h for h in claim.holes if h.name == name):
             printed = ev.match.values[ref.key]
-            exp_part = part_of(expected, ref, printed)
-            loc_part = part_of(local, ref, printed)
-            global_ok = local_ok = True
+            parts = {key: part_of(v, ref, printed) for key, v in values.items()}
+            numbers = {key: flat(part) for key, part in parts.items()}
             approx = approximate(ev, ref)
-            for pn, e, lo in zip(printed.numbers, flat(exp_part), flat(loc_part), strict=True):
-                tol = tolerance(pn, e, claim.widen.get(name), approx)
-                global_ok &= abs(to_point(pn.value) - e) <= tol
-                local_ok &= overlaps(lo, pn.value, tol)
+            used: list[str] = []
+            unrouted: list[int] = []
+            global_ok = local_ok = True
+            for i, pn in enumerate(printed.numbers):
+                def admits(v: Any, pn: PrintedNumber = pn, approx: bool = approx) -> bool:
+                    return rounds_to(pn, v, claim.widen.get(name), approx, floating)
+                key = rt.first_admitting({k: n[i] for k, n in numbers.items()}, admits)
+                global_ok &= key == "exact"
+                local_ok &= key is not None
+                if key is None:
+                    unrouted.append(i)
+                if key is not None and key not in used:
+                    used.append(key)
             root = None
             if local_ok and not global_ok:
                 root = self._inherited_root(ev, name, ref)
-            ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root)
+            ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root,
+                                           ",".join(used) if local_ok else None, parts,
+                                           tuple(unrouted))
+
+    def _route_values(self, ev: Evaluation, name: str) -> dict[str, Any]:
+        """The checked name's value along each route that can differ from the exact one
+        (a route that substitutes nothing the expression reads is skipped; one that
+        cannot be computed, e.g. a log of a printed 0, does not exist)."""
+        claim = ev.claim
+        deps = set(dependencies(claim, name))
+        carried = {n for n in deps if n in claim.check
+                   or (n in claim.uses and not claim.uses[n].as_printed)}
+        hidden = deps & set(claim.hidden)
+        values: dict[str, Any] = {"exact": ev.global_values[name]}
+        for route in rt.routes_for(bool(claim.hidden))[1:]:
+            if not ((carried and route.carry != rt.EXACT) or (hidden and route.hidden)):
+                continue
+            try:
+                values[route.key] = _evaluate(claim.check[name],
+                                              self._scope(ev, POINT, route), POINT)
+            except (ex.ExprError, ArithmeticError, ValueError):
+                continue
+        return values
 
     def _inherited_root(
         self, ev: Evaluation, name: str, ref: HoleRef
@@ -479,11 +519,17 @@ class Engine:
         exp_part = part_of(ev.global_values[ref.name], ref, printed)
         vv.expected = render(exp_part)
         others = tuple(n for k, p in ev.match.values.items() if k != ref.key for n in p.numbers)
-        vv.suggestion = suggest(printed, exp_part, others)
+        texts = {key: suggest(printed, part, others) for key, part in state.candidates.items()}
+        exact_text = texts["exact"]
+        vv.suggestion = exact_text
+        if "printed" in texts and self._chain_sound(ev, ref.name):
+            vv.suggestion = texts["printed"]  # the note's own honest chain (issue 14)
+        vv.route = state.route
         if state.global_ok:
             status, why = VERIFIED, ""
         elif not state.local_ok:
-            status, why = DISCREPANCY, "the arithmetic of this step is wrong"
+            status = DISCREPANCY
+            why = f"the arithmetic of this step is wrong: {self._no_route(ref, printed, state)}"
             vv.root_cause = claim.id
         elif state.root is not None:
             status = DISCREPANCY
@@ -493,8 +539,10 @@ class Engine:
             status, why = VERIFIED, ""
         pin = claim.known.get(ref.key)
         root_status = self._root_status(state.root) if state.root else None
-        if pin is not None:
-            status, why = self._apply_pin(pin, printed.text, vv.suggestion, status, why)
+        if pin is not None:  # a pin may name the exact value or the chain's
+            named = next((t for t in (vv.suggestion, exact_text)
+                          if same_text(pin.expected or "", t)), vv.suggestion)
+            status, why = self._apply_pin(pin, printed.text, named, status, why)
         elif status == DISCREPANCY and root_status == KNOWN:
             status, why = KNOWN, f"inherits the known discrepancy of {state.root[0]}"
         vv.status = status
@@ -504,11 +552,42 @@ class Engine:
             shown += " (approximate)"
         if status == VERIFIED:
             vv.message = f"{ref.key}: {shown} verified"
+            if state.route and state.route != "exact":
+                vv.message += " " + " / ".join(rt.label_of(k) for k in state.route.split(","))
         else:
             vv.message = f"{ref.key}: printed {shown}, expected {vv.suggestion}"
             if why:
                 vv.message += f" — {why}"
         return vv
+
+    @staticmethod
+    def _no_route(ref: HoleRef, printed: Printed, state: HoleState) -> str:
+        """"no honest route gives 5.54 (5.55 exact, 5.53 from the printed inputs)", for
+        each printed number that no route gives (a vector's by its index)."""
+        values = {key: flat(part) for key, part in state.candidates.items()}
+        parts = []
+        for i in state.unrouted:
+            pn = printed.numbers[i]
+            texts = {key: like(pn, v[i]) for key, v in values.items()}
+            where = "" if printed.shape == () else f"{ref.key}{_index(printed.shape, i)} = "
+            parts.append(f"{where}{pn.text} ({rt.describe(texts)})")
+        return "no honest route gives " + "; ".join(parts)
+
+    def _chain_sound(self, ev: Evaluation, name: str) -> bool:
+        """Are the checked values this one reads (here and upstream) all right by some
+        route? Then the printed chain is honest and its value is the one to suggest."""
+        for dep in dependencies(ev.claim, name):
+            if dep in ev.claim.check and dep != name:
+                states = [s for k, s in ev.states.items() if _base(k) == dep]
+            elif dep in ev.claim.uses and not ev.claim.uses[dep].as_printed:
+                use = ev.claim.uses[dep]
+                up = self.evaluate(use.claim_id)
+                states = [s for k, s in up.states.items() if _base(k) == use.hole]
+            else:
+                continue
+            if any(not s.local_ok or (not s.global_ok and s.root is not None) for s in states):
+                return False
+        return True
 
     _apply_pin = staticmethod(apply_pin)  # verifiers.pins: symbolic claims pin steps too
 
@@ -571,8 +650,10 @@ def _import_checkers(claim: Claim) -> None:
 class Scope(Mapping[str, Any]):
     """The names an expression may read, computed lazily in one mode."""
 
-    def __init__(self, engine: Engine, ev: Evaluation, mode: str) -> None:
+    def __init__(self, engine: Engine, ev: Evaluation, mode: str,
+                 route: rt.Route | None = None) -> None:
         self.engine, self.ev, self.mode = engine, ev, mode
+        self.route = route  # None: the exact route
         self.cache: dict[str, Any] = {}
         self.busy: set[str] = set()
 
@@ -595,12 +676,15 @@ class Scope(Mapping[str, Any]):
             use = claim.uses[name]
             up = self.engine._upstream(use.claim_id, use.hole, use.line)
             if use.as_printed or use.hole not in up.claim.check:
-                return printed_value(up, use.hole, self.mode, exact=True)
-            if self.mode == POINT:
-                return up.global_values[use.hole]
-            return printed_value(up, use.hole, INTERVAL, exact=False)
+                return printed_value(up, use.hole, self.mode)
+            if self.route is not None and self.route.carry != rt.EXACT:
+                return carried_value(up, use.hole, self.route)
+            return up.global_values[use.hole]
         if name in claim.where:
-            return _evaluate(claim.where[name], self, self.mode)
+            value = _evaluate(claim.where[name], self, self.mode)
+            if self.route is not None and self.route.hidden and name in claim.hidden:
+                return rt.round_hidden(value, claim.hidden[name])
+            return value
         if claim.run is not None and name in claim.run.outputs:
             return self._model_outputs()[name]
         if claim.iterate is not None and name in claim.iterate.state:
@@ -609,13 +693,13 @@ class Scope(Mapping[str, Any]):
             return _evaluate((claim.constants[name].expr, claim.constants[name].line), self,
                              self.mode)
         if name in claim.check:
-            if self.mode == POINT:
-                if name in ev.global_values:
-                    return ev.global_values[name]
-                return _evaluate(claim.check[name], self, POINT)
-            return printed_value(ev, name, INTERVAL, exact=False)
+            if self.route is not None and self.route.carry != rt.EXACT:
+                return carried_value(ev, name, self.route)
+            if name in ev.global_values:
+                return ev.global_values[name]
+            return _evaluate(claim.check[name], self, POINT)
         if name in claim.hole_names:
-            return printed_value(ev, name, self.mode, exact=True)
+            return printed_value(ev, name, self.mode)
         raise KeyError(name)
 
     def _model_outputs(self) -> dict[str, Any]:
@@ -674,31 +758,16 @@ class Scope(Mapping[str, Any]):
 
 # -- values ---------------------------------------------------------------
 
-def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
-    """The note's printed value of a hole name, for use in another expression.
-
-    ``exact`` (inputs, ``as: printed``) gives the printed digits as points.
-    Otherwise, in interval mode, a checked value stands for what its author
-    may have computed with: anything between the printed value and the exact
-    one when the printed value is right (so honest rounding passes but a slip
-    in the last digit does not hide in a ±½-unit interval), and the printed
-    value's rounding interval when it is wrong (the author went on with it).
-    Parts that are not printed take the exact expected value.
-    """
+def printed_value(ev: Evaluation, name: str, mode: str) -> Any:
+    """The note's printed digits of a hole name (an input, or ``as: printed``), exactly;
+    parts that are not printed take the exact expected value."""
     claim = ev.claim
-    widen = claim.widen.get(name)
     refs = [h for h in claim.holes if h.name == name]
-    checked = name in claim.check and not exact
 
     def numbers(p: Printed, ref: HoleRef) -> list[Any]:
         if mode == POINT:
             return [to_point(pn.value) for pn in p.numbers]
-        if not checked:
-            return [to_interval(pn.value, Fraction(0)) for pn in p.numbers]
-        expected = flat(part_of(ev.global_values[name], ref, p))
-        approx = approximate(ev, ref)
-        return [plausible(pn, e, widen, approx)
-                for pn, e in zip(p.numbers, expected, strict=True)]
+        return [to_interval(pn.value, Fraction(0)) for pn in p.numbers]
 
     if len(refs) == 1 and not refs[0].index:
         p = ev.match.values[refs[0].key]
@@ -716,29 +785,36 @@ def printed_value(ev: Evaluation, name: str, mode: str, exact: bool) -> Any:
     return frozen(convert_mode(value, mode) if mode == INTERVAL else value)
 
 
+def carried_value(ev: Evaluation, name: str, route: rt.Route) -> Any:
+    """A checked value as a route carries it forward: each printed number as printed,
+    or (finer routes) its exact value rounded past the printed digits when the printed
+    digits are right; parts that are not printed take the exact value."""
+    claim = ev.claim
+    exact = ev.global_values[name]
+    refs = [h for h in claim.holes if h.name == name]
+
+    def numbers(p: Printed, ref: HoleRef) -> list[Any]:
+        approx = approximate(ev, ref)
+        out = []
+        for pn, e in zip(p.numbers, flat(part_of(exact, ref, p)), strict=True):
+            right = rounds_to(pn, e, claim.widen.get(name), approx)
+            out.append(rt.carry_number(pn, e, right, route))
+        return out
+
+    if len(refs) == 1 and not refs[0].index:
+        p = ev.match.values[refs[0].key]
+        return shape_numbers(p, numbers(p, refs[0]))
+    value = nested_list(exact)
+    for ref in refs:
+        p = ev.match.values[ref.key]
+        value = replace_part(value, ref.index, shape_numbers(p, numbers(p, ref)))
+    return frozen(value)
+
+
 def approximate(ev: Evaluation, ref: HoleRef) -> bool:
     """Does the note mark this hole's printed value approximate (约, ≈, about, 左右 …)?"""
     printed = ev.match.values[ref.key]
     return approximate_at(ev.note.text, printed.start, printed.end)
-
-
-def plausible(pn: PrintedNumber, expected: Any, widen: Any, approx: bool = False) -> Any:
-    """The values the note's author may have carried forward from a printed result.
-
-    A right value: anything between its printed digits and the exact value.
-    A wrong value: its printed digits (the author went on with what is on the
-    page; a rounding interval around a wrong number would hide later slips).
-    """
-    printed = to_interval(pn.value, Fraction(0))
-    if abs(to_point(pn.value) - expected) > tolerance(pn, expected, widen, approx):
-        return printed
-    old = iv.dps
-    iv.dps = DPS
-    try:
-        e = iv.mpf(expected)
-        return iv.mpf([min(printed.a, e.a), max(printed.b, e.b)])
-    finally:
-        iv.dps = old
 
 
 def assemble_input(ev: Evaluation, name: str, refs: list[HoleRef]) -> Any:
@@ -869,6 +945,23 @@ def tolerance(pn: PrintedNumber, expected: Any, widen: Any,
         return t * (1 + mp.mpf(10) ** -20) + scale * to_point(HAIR)
 
 
+def rounds_to(pn: PrintedNumber, value: Any, widen: Any, approx: bool = False,
+              floating: bool = False) -> bool:
+    """Does ``value`` round to the printed number (at the engine's 40 digits: 0.9625 is
+    a tie that rounds to 0.963, not 0.000500…01 away from it in binary)?
+
+    ``floating``: the value comes from a float64 model run, whose round-off
+    (:data:`FLOAT_SLACK`, relative) is no route's error: a + c = 0.9999999999999999 is 1.
+    """
+    with mp.workdps(DPS):
+        tol = tolerance(pn, value, widen, approx)
+        if floating:
+            tol += FLOAT_SLACK * max(abs(value), abs(to_point(pn.value)))
+        if pn.kind == "integer" and abs(value - mpmath.nint(value)) > tol:
+            tol = max(tol, mp.mpf(1) / 2)  # 2143 for 2143.08: rounded to units, as printed
+        return abs(to_point(pn.value) - value) <= tol
+
+
 def overlaps(interval: Any, printed: Fraction, tol: mpmath.mpf) -> bool:
     """Does some value in the local interval round to the printed value?"""
     with mp.workdps(DPS):
@@ -895,6 +988,11 @@ def dependencies(claim: Claim, name: str) -> list[str]:
             for tree, _ in [*claim.iterate.state.values(), *claim.iterate.step.values()]:
                 stack.extend(sorted(ex.free_names(tree)))
     return seen
+
+
+def _index(shape: tuple[int, ...], i: int) -> str:
+    """The index of the i-th number (row-major) of a printed vector or matrix."""
+    return f"[{i}]" if len(shape) == 1 else f"[{i // shape[1]},{i % shape[1]}]"
 
 
 def _base(key: str) -> str:

@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.engine import Engine
+from verifiers.arithmetic.edits import number_at
+from verifiers.arithmetic.routes import matches_a_route
+from verifiers.engine import Engine, flat
 from verifiers.notes import Note
 from verifiers.run import RunResult, load_claims, run
 from verifiers.schema import Claim
@@ -22,7 +24,8 @@ _DIGIT = re.compile(r"[0-9]")
 
 CAUGHT = "caught"
 MISSED = "missed"
-CORRECTED = "corrected"  # the edit made a wrong value right: nothing to catch
+CORRECTED = "corrected"  # the new text is an honest route's value at its precision
+APPROXIMATE = "approximate"  # accepted by an approximate word's ±1 of its last digit
 UNREAD = "unread input"  # an input no check reads: an edit cannot change a verdict
 
 
@@ -76,13 +79,19 @@ def read_inputs(claims: list[Claim]) -> set[tuple[str, str]]:
 def affected(claims: list[Claim], spans: dict[str, tuple[int, int]], mutation: Mutation
              ) -> list[str]:
     """Claims whose quote covers the edited digit, and every claim that uses them."""
+    return reach(claims, spans, mutation.offset, mutation.claim_id)
+
+
+def reach(claims: list[Claim], spans: dict[str, tuple[int, int]], offset: int, claim_id: str
+          ) -> list[str]:
+    """``claim_id``, the claims whose quote covers note ``offset``, and their users."""
     dependents: dict[str, set[str]] = {}
     for claim in claims:
         for use in claim.uses.values():
             dependents.setdefault(use.claim_id, set()).add(claim.id)
     todo = [cid for cid, (start, end) in spans.items()
-            if start <= mutation.offset < end]
-    todo.append(mutation.claim_id)
+            if start <= offset < end]
+    todo.append(claim_id)
     seen: list[str] = []
     while todo:
         cid = todo.pop()
@@ -107,11 +116,26 @@ def outcome(notes: dict[str, Note], claims: list[Claim], mutation: Mutation,
     engine = Engine(changed, claims)
     if any(not engine.verdict(cid).passed for cid in affected(claims, spans, mutation)):
         return CAUGHT
+    return accepted(engine, mutation)
+
+
+def accepted(engine: Engine, mutation: Mutation) -> str:
+    """Why an edit that no claim noticed passed: its new text is some honest route's value
+    at that precision (``corrected``), an approximate word's ±1, or nothing (``missed``)."""
     edited_value = next((v for v in engine.verdict(mutation.claim_id).values
                          if v.name == mutation.hole), None)
-    if edited_value is not None and edited_value.status == "verified":
+    ev = engine.evaluations[mutation.claim_id]
+    state = ev.states.get(mutation.hole)
+    if edited_value is None or edited_value.status != "verified" or state is None:
+        return MISSED
+    printed = ev.match.values[mutation.hole]
+    i = number_at(printed, mutation.offset)
+    if i is None:
+        return MISSED
+    candidates = [flat(part)[i] for part in state.candidates.values()]
+    if matches_a_route(printed.numbers[i], candidates):
         return CORRECTED
-    return MISSED
+    return APPROXIMATE if edited_value.approximate else MISSED
 
 
 def survey(

@@ -49,6 +49,7 @@ def claim_json(v: Verdict, inferred: bool = False,
                 "restated": x.restated,
                 "approximate": x.approximate,
                 "law": x.law,
+                "route": x.route,
                 "start": _pos(x.start),
                 "end": _pos(x.end),
             }

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from verifiers import expr as ex
+from verifiers.arithmetic.routes import Hidden
 from verifiers.files import read_regular
 from verifiers.yamlload import Node, YamlError, load
 
@@ -38,7 +39,7 @@ WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params", "near", "after", "inferred", "code", "iterate",
+    "params", "near", "after", "inferred", "code", "iterate", "hidden",
     "trace",  # kind: procedure (verifiers/procedures)
 )
 CODE_KEYS = ("from", "to", "as")
@@ -53,9 +54,11 @@ RUN_KEYS = ("example", "inputs", "outputs", "text")
 USE_KEYS = ("from", "as")
 WIDEN_KEYS = ("abs", "rel", "reason")
 PIN_KEYS = ("printed", "expected", "why")
+HIDDEN_KEYS = ("digits", "decimals", "why")  # a hidden intermediate's precision (routes.py)
 KINDS = ("arithmetic", "model", "symbolic", "property", "given", "procedure")
 # kind: given only states inputs: its holes are read and must parse, nothing is computed
-GIVEN_FORBIDS = ("uses", "where", "check", "widen", "known", "run", "code", "iterate")
+GIVEN_FORBIDS = ("uses", "where", "check", "widen", "known", "run", "code", "iterate",
+                 "hidden")
 CONSTANTS = frozenset({"pi", "e"})
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
@@ -212,6 +215,7 @@ class Claim:
     constants: dict[str, Constant] = field(default_factory=dict)  # the file's constants:
     iterate: Iterate | None = None
     trace: Any = None  # kind: procedure: which tinygpt run its steps follow (plain data)
+    hidden: dict[str, Hidden] = field(default_factory=dict)  # where-names rounded, unprinted
 
     def constants_read(self) -> list[Constant]:
         """The file constants this claim's expressions read (through its functions too)."""
@@ -563,6 +567,7 @@ class _FileValidator:
             self.problem(line, col, message, claim)
         self.widen(claim, node.value.get("widen"))
         self.known(claim, node.value.get("known"))
+        self.hidden(claim, node.value.get("hidden"))
         self.cross_check(claim, node)
         if claim.kind == "given":
             for key in GIVEN_FORBIDS:
@@ -941,6 +946,27 @@ class _FileValidator:
             expected = self.string(value, "expected", claim)
             why = self.string(value, "why", claim, required=True)
             claim.known[key.replace(" ", "")] = Pin(printed or "", expected, why or "", value.line)
+
+    def hidden(self, claim: Claim, node: Node | None) -> None:
+        """``hidden: {NAME: {digits: n} | {decimals: n}}``: a ``where`` intermediate the
+        author rounded but never printed; one more honest route, not a tolerance."""
+        for name, value in self.mapping(claim, node, "hidden").items():
+            line, col = node.keys[name]
+            if name not in claim.where:
+                self.problem(line, col, f"hidden: {name!r} is not a 'where' name"
+                             f"{did_you_mean(name, sorted(claim.where))}", claim)
+                continue
+            spec = value.value if isinstance(value.value, dict) else {}
+            if spec:
+                self.unknown_keys(value, HIDDEN_KEYS, claim)
+            given = {k: spec[k].value for k in ("digits", "decimals") if k in spec}
+            if len(given) != 1 or not all(type(n) is int and 0 <= n <= 30
+                                          for n in given.values()):
+                self.problem(value.line, value.col, f"hidden: {name}: give one of digits or "
+                             "decimals, an integer 0..30", claim)
+                continue
+            claim.hidden[name] = Hidden(name, given.get("digits"), given.get("decimals"),
+                                        value.line)
 
     def cross_check(self, claim: Claim, node: Node) -> None:
         holes = set(claim.hole_names)

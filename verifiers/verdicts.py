@@ -43,6 +43,7 @@ class ValueVerdict:
     depends_on_time: bool = False  # the outcome came from a clock (a deadline was hit)
     approximate: bool = False  # the note marks it approximate (约, 左右, about …): ±1 last digit
     law: str | None = None  # property: the law searched (name and complete parameters)
+    route: str | None = None  # checked: the honest route(s) that give it (arithmetic/routes.py)
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""Arithmetic checks: how a printed value may honestly have been computed."""
