@@ -106,6 +106,9 @@ def test_covered_waived_uncovered_and_the_json_contract(tmp_path, capsys, monkey
         "note": "n.txt", "literals": 5, "covered": 3, "waived": 1,
         "excluded": {"list-marker": 1, "step-label": 0, "reference": 0, "label": 0},
         "uncovered": [{"text": "0.7", "line": 4, "col": 7}],
+        "strength": {"recomputed": 1, "copy": 0, "restated": 0, "given": 2,
+                     "copies_of_given": 0, "derived": 1, "recomputed_share": 1.0,
+                     "orphan_copies": []},
         **dict.fromkeys(("formulas", "statements", "procedures"),
                         {"total": 0, "covered": 0, "waived": 0, "uncovered": []})}]}
 

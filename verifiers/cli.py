@@ -231,6 +231,13 @@ def coverage(args: argparse.Namespace) -> int:
         print(f"{path}: {entry['literals']} literals: {entry['covered']} covered, "
               f"{entry['waived']} waived ({share:.1%}){flag}, {len(entry['uncovered'])} "
               "uncovered")
+        strength = entry["strength"]
+        print(f"{path}: strength: {strength['recomputed']} recomputed, {strength['copy']} copy, "
+              f"{strength['restated']} restated, {strength['given']} given "
+              f"({strength['recomputed_share']:.1%} of {strength['derived']} derived recomputed)")
+        for orphan in strength["orphan_copies"]:
+            print(printable(f"{path}: copy of nothing recomputed: {orphan['claim']}."
+                            f"{orphan['hole']}"))
         for kind in KINDS:
             k = entry[kind]
             required = " (required)" if kind in args.require else ""
