@@ -222,7 +222,8 @@ def _checks(claim) -> bool:
     """Does the claim compare something with a computation (never ``kind: given``)?"""
     if claim.kind == "given":
         return False
-    return bool(claim.check) or claim.kind in ("symbolic", "property") \
+    return bool(claim.check) or bool(getattr(claim, "states", None)) \
+        or claim.kind in ("symbolic", "property") \
         or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 

@@ -18,8 +18,9 @@ the claim spans over it (:data:`ORDER`):
   restatement is compared with it side by side (``symclaims.restatement_differs``). Over
   words it is not the note's own formula and covers nothing;
 * ``given`` -- an input hole, a ``kind: given`` hole that a checking claim uses, a
-  ``define:`` of a symbolic claim, a program's literals, and a printing that only repeats
-  an input (a copy of a given value: :mod:`verifiers.copies` compares such printings with
+  ``define:`` of a symbolic claim, a program's literals, a value whose check reads its own
+  printing (a range check: ``uses: {from: …, as: printed}`` of a claim quoting the same
+  text), and a printing that only repeats an input (a copy of a given value: :mod:`verifiers.copies` compares such printings with
   each other, but nothing recomputes them).
 
 This is static, like coverage: it reads the claims, never their verdicts.
@@ -104,7 +105,7 @@ class Strengths:
         else:
             source = self._names(claim, claim.check[name][0], {name}, depth)
             if source is None:
-                result = RECOMPUTED
+                result = GIVEN if self._rereads(claim, claim.check[name][0]) else RECOMPUTED
             elif source == GIVEN:
                 result = GIVEN
                 self.copies_of_given.add(key)
@@ -115,6 +116,16 @@ class Strengths:
                 result = COPY
         self._memo[key] = result
         return result
+
+    def _rereads(self, claim: Claim, node: ex.Expr) -> bool:
+        """Does the check read its own printing (``uses: … as: printed`` of a claim that
+        quotes the same text)? Then it checks the value (a range, say), never derives it."""
+        for name in ex.free_names(node):
+            use = claim.uses.get(name)
+            up = self.claims.get(use.claim_id) if use is not None else None
+            if up is not None and use.as_printed and up.text.split() == claim.text.split():
+                return True
+        return False
 
     def _names(self, claim: Claim, node: ex.Expr, seen: set[str], depth: int) -> str | None:
         """What a reference reads: None (it computes), ``given`` (only inputs),
