@@ -20,8 +20,9 @@ the claim spans over it (:data:`ORDER`):
 * ``given`` -- an input hole, a ``kind: given`` hole that a checking claim uses, a
   ``define:`` of a symbolic claim, a program's literals, a value whose check reads its own
   printing (a range check: ``uses: {from: …, as: printed}`` of a claim quoting the same
-  text), and a printing that only repeats an input (a copy of a given value: :mod:`verifiers.copies` compares such printings with
-  each other, but nothing recomputes them).
+  text), and a printing that only repeats an input (a copy of a given value:
+  :mod:`verifiers.copies` compares such printings with each other, but nothing recomputes
+  them).
 
 This is static, like coverage: it reads the claims, never their verdicts.
 """
