@@ -80,3 +80,14 @@ def test_a_word_outside_the_rule_is_unparsed_and_bad_states_are_errors(tmp_path,
     missing = CLAIMS.replace("    states:\n      order: {order: p}\n", "")
     code, out, _ = check(project(tmp_path / "missing", missing, NOTE), capsys)
     assert code != 0 and "word holes ⟦slot⟧ need kind: property, or a 'states:'" in out
+
+
+def test_a_known_wrong_statement_is_pinned_to_its_word(tmp_path, capsys):
+    note = NOTE.replace("[0.50, 0.25, 0.15, 0.10]", "[0.50, 0.25, 0.10, 0.15]")
+    pin = "      order: {printed: 从高到低, expected: neither, why: two swapped}\n"
+    states = "      order: {order: p}\n"
+    pinned = CLAIMS.replace(states, states + "    known:\n" + pin)
+    code, out, data = check(project(tmp_path, pinned, note), capsys)
+    assert _values(data)[("sorted", "order")][0] == "known"
+    code, out, data = check(project(tmp_path / "fixed", pinned, NOTE), capsys)
+    assert _values(data)[("sorted", "order")][0] == "fixed"  # the pin must go once it verifies

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifiers import expr as ex
+from verifiers.pins import apply_pin
 from verifiers.words import meaning, normal
 
 __all__ = ["RULES", "Statement", "judge", "parse"]
@@ -172,12 +173,17 @@ def judge(claim: Any, match: Any, note: Any, printed: Mapping[str, Any],
         if said is None:
             out.append(value_verdict(name, word, "", "unparsed",
                                      f"{name}: '{word.text}': {why}"))
-        elif said == expected:
-            out.append(value_verdict(name, word, word.text, "verified",
-                                     f"{name}: '{word.text}' ({st.rule}): {why}"))
+            continue
+        shown = _WORDS.get(expected, expected) if expected else "neither"
+        if said == expected:
+            status, message = "verified", f"{name}: '{word.text}' ({st.rule}): {why}"
         else:
-            shown = _WORDS.get(expected, expected) if expected else "neither"
-            out.append(value_verdict(name, word, shown, "discrepancy",
-                                     f"{name}: the note says '{word.text}' but {why}: "
-                                     f"{st.rule} gives {shown}"))
+            status, message = "discrepancy", (f"{name}: the note says '{word.text}' but {why}: "
+                                              f"{st.rule} gives {shown}")
+        pin = claim.known.get(name)
+        if pin is not None:  # a known wrong statement, pinned to the word and the verdict
+            status, message = apply_pin(pin, word.text, shown, status, message)
+            message = message if message.startswith(f"{name}:") else f"{name}: {message}"
+        out.append(value_verdict(name, word, word.text if status == "verified" else shown,
+                                 status, message))
     return out
