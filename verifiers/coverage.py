@@ -29,8 +29,10 @@ from verifiers.meaning_coverage import KINDS, KindCoverage, classify_items
 from verifiers.notes import Literal, Note
 from verifiers.run import RunResult
 from verifiers.schema import Waiver
+from verifiers.strength import ORDER, Strengths, best
 
-__all__ = ["KINDS", "NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json"]
+__all__ = ["KINDS", "NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json",
+           "strength_json"]
 
 COVERED, WAIVED, UNCOVERED = "covered", "waived", "uncovered"
 
@@ -111,6 +113,9 @@ class NoteCoverage:
     reasons: dict[int, str] = field(default_factory=dict)  # waived literal -> reason
     excluded: dict[str, int] = field(default_factory=dict)  # rule -> count
     kinds: dict[str, KindCoverage] = field(default_factory=dict)  # "formulas", ... -> items
+    strength: dict[int, str] = field(default_factory=dict)  # covered literal -> how (strength)
+    orphans: list[tuple[str, str]] = field(default_factory=list)  # copies of nothing recomputed
+    copies_of_given: int = 0  # covered literals that only repeat an input (counted as given)
 
     def count(self, status: str) -> int:
         return sum(1 for lit in self.literals if self.status[lit.start] == status)
@@ -124,6 +129,7 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
     """Classify every literal of every note (claims of a full run, and its waivers)."""
     problems: list[WaiverProblem] = []
     out = []
+    strengths = Strengths({c.id: c for c in result.claims})
     for name in sorted(result.notes):
         note = result.notes[name]
         cov = NoteCoverage(name, excluded=dict.fromkeys(RULES, 0))
@@ -134,10 +140,17 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
             else:
                 cov.literals.append(lit)
                 cov.status[lit.start] = UNCOVERED
-        spans = sorted(_claim_spans(result, note, name))
+        spans = sorted(_claim_spans(result, note, name, strengths))
+        copies_of_given = {(s.claim, s.hole) for s in spans if s.hole is not None} \
+            & strengths.copies_of_given
         for lit in cov.literals:
-            if _inside(spans, lit):
+            over = [s for s in spans if s.start <= lit.start and lit.end <= s.end]
+            if over:
                 cov.status[lit.start] = COVERED
+                cov.strength[lit.start] = best([s.strength for s in over]) or ORDER[-1]
+                cov.copies_of_given += any((s.claim, s.hole) in copies_of_given for s in over) \
+                    and cov.strength[lit.start] == ORDER[-1]
+        cov.orphans = [o for o in strengths.orphans if o[0] in {s.claim for s in spans}]
         for waiver in (w for w in result.waivers if w.note == name):
             try:
                 waived = _waived_spans(note, waiver)
@@ -155,12 +168,24 @@ def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]
     return out, problems
 
 
-def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, int]]:
+@dataclass(frozen=True, order=True)
+class Span:
+    """Where a claim reads the note, and how strongly it checks what it reads there."""
+
+    start: int
+    end: int
+    strength: str
+    claim: str
+    hole: str | None = None  # the value hole (None: a formula or a program block)
+
+
+def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths) -> list[Span]:
     """Spans a claim checks, found from the claims and their quotes (no evaluation, so
     coverage does not depend on which claims a run selected): every hole of a claim that
     checks something (a ``check``, a model ``run``, a symbolic formula), and holes that a
     claim which checks something uses. A claim of inputs (``kind: given``, a scaffolded
-    stub) covers nothing by itself: only its holes a checking claim uses."""
+    stub) covers nothing by itself: only its holes a checking claim uses. Each span carries
+    its strength (:mod:`verifiers.strength`); a restatement of words covers nothing."""
     used = {(u.claim_id, u.hole) for c in result.claims if _checks(c) and not c.problems
             for u in c.uses.values()}
     spans = []
@@ -175,15 +200,21 @@ def _claim_spans(result: RunResult, note: Note, name: str) -> list[tuple[int, in
             continue  # a stale claim covers nothing
         checks = _checks(claim)
         for key, printed in match.values.items():
-            if checks or (claim.id, key.split("[")[0]) in used:
-                spans.append((printed.start, printed.end))
-        spans.extend((p.start, p.end) for p in match.formulas.values())
+            hole = key.split("[")[0]
+            if checks or (claim.id, hole) in used:
+                spans.append(Span(printed.start, printed.end, strengths.hole(claim, hole),
+                                  claim.id, hole))
+        for hole, p in match.formulas.items():
+            spans += [Span(a, b, how, claim.id)
+                      for a, b, how in strengths.formula(claim, hole, p.start, p.text)]
         if getattr(claim, "code", None) is not None and claim.run is not None:
             from verifiers.programs.codehole import block_span  # a code hole judges its block
 
             span = block_span(claim, match, note)
-            if span is not None:
-                spans.append(span)
+            if span is not None:  # a trace is recomputed entry by entry; a program's
+                # literals are its inputs
+                trace = getattr(claim.code, "name", "") == "trace"
+                spans.append(Span(*span, "recomputed" if trace else "given", claim.id))
     return spans
 
 
@@ -191,7 +222,8 @@ def _checks(claim) -> bool:
     """Does the claim compare something with a computation (never ``kind: given``)?"""
     if claim.kind == "given":
         return False
-    return bool(claim.check) or claim.kind in ("symbolic", "property", "procedure") \
+    return bool(claim.check) or bool(getattr(claim, "states", None)) \
+        or claim.kind in ("symbolic", "property", "procedure") \
         or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 
@@ -215,6 +247,17 @@ def _place(note: Note, text: str, start: int) -> dict[str, object]:
     return {"text": text, "line": line, "col": col}
 
 
+def strength_json(cov: NoteCoverage) -> dict[str, object]:
+    """How the covered literals are checked (:mod:`verifiers.strength`); ``derived`` counts
+    the ones the note derives (all but ``given``), ``recomputed_share`` the part of those
+    recomputed; ``orphan_copies`` the copies whose original nothing recomputes."""
+    counts = {how: sum(1 for s in cov.strength.values() if s == how) for how in ORDER}
+    derived = counts["recomputed"] + counts["copy"] + counts["restated"]
+    return {**counts, "copies_of_given": cov.copies_of_given, "derived": derived,
+            "recomputed_share": round(counts["recomputed"] / derived, 4) if derived else 1.0,
+            "orphan_copies": [{"claim": c, "hole": h} for c, h in cov.orphans]}
+
+
 def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, object]:
     """The coverage contract, version 1 (``formulas``, ``statements``, ``procedures`` added
     next to the numeric fields, each ``{total, covered, waived, uncovered: [...]}``)."""
@@ -234,6 +277,7 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
             "uncovered": [
                 _place(note, lit.text, lit.start) for lit in cov.uncovered
             ],
+            "strength": strength_json(cov),
             **kinds,
         })
     return {"version": 1, "notes": notes}

@@ -487,6 +487,14 @@ class Engine:
         for ref in claim.holes:
             if not (ref.formula or ref.word):  # word holes: read by the property's check
                 verdict.values.append(self._value(ev, ref))
+        if claim.states:  # words about the printed values (verifiers/printed_data.py)
+            from verifiers.printed_data import judge
+
+            verdict.values.extend(judge(claim, match, note, _Printed(self, ev),
+                                        lambda name, at, expected, status, message: ValueVerdict(
+                                            name, at.text, expected, status,
+                                            note.position(at.start), note.position(at.end),
+                                            message)))
         verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
         if claim.kind != "given" and all(v.status == GIVEN for v in verdict.values):
             # no hole compared with a computation, no symbolic step, no property search
@@ -757,6 +765,35 @@ class Scope(Mapping[str, Any]):
 
 
 # -- values ---------------------------------------------------------------
+
+class _Printed(Mapping[str, Any]):
+    """A claim's names as the note prints them (holes, ``uses:``, ``where:`` over those)."""
+
+    def __init__(self, engine: Engine, ev: Evaluation) -> None:
+        self.engine, self.ev, self.cache = engine, ev, {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.cache:
+            claim = self.ev.claim
+            if name in claim.hole_names:
+                self.cache[name] = printed_value(self.ev, name, POINT)
+            elif name in claim.uses:
+                use = claim.uses[name]
+                up = self.engine._upstream(use.claim_id, use.hole, use.line)
+                self.cache[name] = printed_value(up, use.hole, POINT)
+            elif name in claim.where:
+                self.cache[name] = _evaluate(claim.where[name], self, POINT)
+            else:
+                raise KeyError(name)
+        return self.cache[name]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        claim = self.ev.claim
+        return iter([*claim.hole_names, *claim.uses, *claim.where])
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
 
 def printed_value(ev: Evaluation, name: str, mode: str) -> Any:
     """The note's printed digits of a hole name (an input, or ``as: printed``), exactly;

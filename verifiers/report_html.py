@@ -26,18 +26,19 @@ from __future__ import annotations
 import hashlib
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from verifiers.coverage import UNCOVERED, WAIVED, NoteCoverage, WaiverProblem
+from verifiers.coverage import UNCOVERED, WAIVED, NoteCoverage, WaiverProblem, strength_json
 from verifiers.coverage import coverage as classify
 from verifiers.files import read_regular, write_output
 from verifiers.notes import Note
 from verifiers.report_json import step_counts
 from verifiers.report_pictures import Picture, pictures
 from verifiers.run import RunResult, claim_paths, display_path
+from verifiers.strength import ORDER as STRENGTHS
 from verifiers.verdicts import (
     DISCREPANCY,
     ERROR,
@@ -436,6 +437,21 @@ def _count_rows(groups: list[tuple[str, list[str]]], statuses: tuple[str, ...]) 
     return rows
 
 
+def _strength_table(covs: list[NoteCoverage], note_label: Callable[[str], str]) -> list[str]:
+    """How the covered numbers are checked (verifiers/strength.py), one row per note."""
+    rows = []
+    for cov in covs:
+        s = strength_json(cov)
+        rows.append([note_label(cov.note), *(str(s[k]) for k in STRENGTHS),
+                     f"{s['recomputed_share']:.1%}", str(len(s["orphan_copies"]))])
+    return ["<h3>Strength of coverage</h3>",
+            _table(["note", *STRENGTHS, "recomputed of derived", "orphan copies"], rows),
+            '<p class="note">recomputed: computed from other values; copy: equal to another '
+            "printing, recomputed elsewhere; restated: checked through the claim's restatement "
+            "of the note's formula; given: an input (or a repeated input). Derived: all but "
+            "given.</p>"]
+
+
 def _summary(result: RunResult, covs: list[NoteCoverage], inputs: list[tuple[str, str, str, int]],
              pics: list[Picture], note_ids: dict[str, str]) -> str:
     vs = result.verdicts
@@ -483,6 +499,7 @@ def _summary(result: RunResult, covs: list[NoteCoverage], inputs: list[tuple[str
             f"<li>{n} × {esc(r)}</li>" for r, n in sorted(reasons.items(),
                                                           key=lambda t: (-t[1], t[0])))
             + "</ul></details>")
+    out += _strength_table(covs, note_label)
     steps = step_counts(vs)
     out += ["<h3>Symbolic steps</h3>",
             _table(list(steps), [[str(n) for n in steps.values()]]),

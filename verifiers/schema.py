@@ -39,7 +39,7 @@ WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params", "near", "after", "inferred", "code", "iterate", "hidden",
+    "params", "near", "after", "inferred", "code", "iterate", "hidden", "states",
     "trace",  # kind: procedure (verifiers/procedures)
 )
 CODE_KEYS = ("from", "to", "as")
@@ -216,6 +216,7 @@ class Claim:
     iterate: Iterate | None = None
     trace: Any = None  # kind: procedure: which tinygpt run its steps follow (plain data)
     hidden: dict[str, Hidden] = field(default_factory=dict)  # where-names rounded, unprinted
+    states: dict[str, Any] = field(default_factory=dict)  # word hole -> printed_data.Statement
 
     def constants_read(self) -> list[Constant]:
         """The file constants this claim's expressions read (through its functions too)."""
@@ -556,6 +557,11 @@ class _FileValidator:
             claim.user_functions = self.function_definitions(own, claim, self.functions)
         self.definitions(claim, node.value.get("where"), claim.where, "where")
         self.definitions(claim, node.value.get("check"), claim.check, "check")
+        from verifiers.printed_data import parse as parse_states  # statements on printed data
+
+        claim.states = parse_states(claim, node.value.get("states"),
+                                    lambda line, col, msg: self.problem(line, col, msg, claim),
+                                    _expression_text)
         self.model_run(claim, node.value.get("run"))
         self.code_block(claim, node.value.get("code"))
         self.iteration(claim, node.value.get("iterate"))
@@ -591,8 +597,6 @@ class _FileValidator:
                          "⟨name[i,j]⟩", claim)
         if claim.formulas and claim.kind != "symbolic":
             self.problem(node.line, node.col, "formula holes ⟪name⟫ need kind: symbolic", claim)
-        if any(h.word for h in claim.holes) and claim.kind not in ("property", "procedure"):
-            self.problem(node.line, node.col, "word holes ⟦slot⟧ need kind: property", claim)
         names: dict[str, set[tuple[int, ...]]] = {}
         for ref in claim.holes:
             names.setdefault(ref.name, set()).add(ref.index)

@@ -153,7 +153,9 @@ SYMMETRY = ("equivariant", "invariant", "aware")
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
-                 "symmetry": SYMMETRY}
+                 "symmetry": SYMMETRY,
+                 # read by statements about printed data (verifiers/printed_data.py), no law
+                 "order": ("descending", "ascending"), "share": ("most", "some", "little")}
 
 
 def op_slot() -> Param:

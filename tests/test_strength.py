@@ -1,0 +1,108 @@
+"""Strength of coverage: recomputed, copy, restated, given -- and a copy is never recomputed."""
+
+from __future__ import annotations
+
+import json
+
+from tests.test_engine import project
+from verifiers.cli import main
+from verifiers.coverage import coverage
+from verifiers.run import run
+
+NOTE = """1.1 例子
+输入 a = 1.5，b = 2.5
+和 s = 4.0
+小结：和还是 4.0，输入 a 还是 1.5
+两倍的 a 就是 $2a$ 的意思，也就是 3.0
+三倍的 a 就是 a 的三倍，即 4.5
+"""
+
+CLAIMS = """note: n.txt
+claims:
+  - id: inputs
+    kind: given
+    says: the inputs
+    text: 输入 a = ⟨a⟩，b = ⟨b⟩
+  - id: sum
+    says: s = a + b
+    text: 和 s = ⟨s⟩
+    uses: {a: inputs.a, b: inputs.b}
+    check: {s: a + b}
+  - id: summary
+    says: the summary repeats the sum and the input a
+    text: 小结：和还是 ⟨s2⟩，输入 a 还是 ⟨a2⟩
+    uses: {s: sum.s, a: inputs.a}
+    where: {t: s}
+    check: {s2: t, a2: a}
+  - id: twice
+    kind: symbolic
+    says: twice a, restated over the note's words that print the formula 2a
+    text: 两倍的 a 就是 ⟪P⟫，也就是 3.0
+    restate:
+      P: {as: '2 a = a + a', reason: the note says it in words}
+  - id: thrice
+    kind: symbolic
+    says: thrice a, restated over words with no formula of the note in them
+    text: 三倍的 a 就是 ⟪P⟫
+    restate:
+      P: {as: '3 a = a + a + a', reason: the note says it in words}
+"""
+
+
+def _strengths(root):
+    result = run(root / "notes", root / "claims", lambda claim: False)
+    covs, problems = coverage(result)
+    assert not problems
+    note = result.notes["n.txt"]
+    return {note.text[lit.start:lit.end] + f"@{note.position(lit.start)[0]}":
+            covs[0].strength.get(lit.start, covs[0].status[lit.start]) for lit in covs[0].literals}
+
+
+def test_each_class_on_a_tiny_note(tmp_path):
+    got = _strengths(project(tmp_path, CLAIMS, NOTE))
+    assert got["1.5@2"] == "given" and got["2.5@2"] == "given"  # inputs
+    assert got["4.0@3"] == "recomputed"  # a + b
+    assert got["4.0@4"] == "copy"  # the sum printed again (through a where alias)
+    assert got["1.5@4"] == "given"  # an input printed again is still an input
+    assert got["2@5"] == "restated"  # the note's own formula $2a$, inside the restatement
+    assert got["3.0@5"] == "uncovered"  # words the restatement does not repeat
+    assert got["4.5@6"] == "uncovered"  # a restatement of words covers nothing
+
+
+def test_a_value_checked_only_by_copy_is_not_recomputed(tmp_path):
+    # the summary's copy would be recomputed only if its check computed something
+    claims = CLAIMS.replace("check: {s2: t, a2: a}", "check: {s2: t + 0, a2: a}")
+    assert _strengths(project(tmp_path / "computed", claims, NOTE))["4.0@4"] == "recomputed"
+    assert _strengths(project(tmp_path / "copied", CLAIMS, NOTE))["4.0@4"] == "copy"
+
+
+def test_a_copy_of_nothing_recomputed_is_reported(tmp_path, capsys, monkeypatch):
+    claims = CLAIMS.replace("""  - id: sum
+    says: s = a + b
+    text: 和 s = ⟨s⟩
+    uses: {a: inputs.a, b: inputs.b}
+    check: {s: a + b}""", """  - id: sum
+    says: two printings that only copy each other
+    text: 和 s = ⟨s⟩
+    uses: {again: summary.s2}
+    check: {s: again}""")
+    root = project(tmp_path, claims, NOTE)
+    monkeypatch.chdir(root)
+    main(["coverage", "--json", "cov.json"])
+    out = capsys.readouterr().out
+    assert "copy of nothing recomputed: sum.s" in out
+    strength = json.loads((root / "cov.json").read_text(encoding="utf-8"))["notes"][0]["strength"]
+    assert {"claim": "sum", "hole": "s"} in strength["orphan_copies"]
+    assert strength["recomputed"] == 0  # nothing computes the sum any more
+
+
+def test_the_json_and_console_show_the_strength_table(tmp_path, capsys, monkeypatch):
+    root = project(tmp_path, CLAIMS, NOTE)
+    monkeypatch.chdir(root)
+    main(["coverage", "--json", "cov.json"])
+    out = capsys.readouterr().out
+    strength = json.loads((root / "cov.json").read_text(encoding="utf-8"))["notes"][0]["strength"]
+    assert {k: strength[k] for k in ("recomputed", "copy", "restated", "given")} == \
+        {"recomputed": 1, "copy": 1, "restated": 1, "given": 3}
+    assert strength["derived"] == 3 and strength["copies_of_given"] == 1
+    assert "strength: 1 recomputed, 1 copy, 1 restated, 3 given (33.3% of 3 derived" in out
