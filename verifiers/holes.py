@@ -17,6 +17,7 @@ line that stops matching), because a message that only says "not unique" or
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -54,6 +55,14 @@ MAX_MATRIX = 5_000  # characters of one printed LaTeX matrix (the notes' longest
 _LATEX = (rf"\\begin\{{[pbvBV]?matrix\}}(?:(?!\\end\{{|\\begin\{{).){{0,{MAX_MATRIX}}}?"
           r"\\end\{[pbvBV]?matrix\}")
 VALUE_PATTERN = f"(?:{_LATEX}|{_NESTED}|{_BRACKET_LIST}|{_PAREN_LIST}|{_FRAC}|{_NUM})"
+# Two forms a hole reads that are no number on their own (never scanned for, only read where a
+# quote puts a hole): a number whose magnitude word follows its math unit, ``$…\approx25$ 亿``
+# (the 亿 is part of the value: an edit to 万 changes it), and a share in tenths, ``三成`` (30%).
+_MATH_MAGNITUDE = rf"(?:{MANTISSA_PATTERN})\$[^\S\n]*(?:万亿|万|亿)"
+_MATH_MAGNITUDE_RE = re.compile(rf"({MANTISSA_PATTERN})\$[^\S\n]*(万亿|万|亿)")
+_TENTHS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+           "九": 9, "十": 10}
+_TENTHS_PATTERN = "[一二两三四五六七八九十]成"
 
 _FRAC_PARTS = re.compile(
     r"\\[dt]?frac\{\s*([-+−]?\d+)\s*\}\{\s*([-+−]?\d+)\s*\}|([-+−]?\d+)\s*/\s*(\d+)"
@@ -158,7 +167,8 @@ def _literal(chunk: str) -> str:
 @functools.cache
 def _value_alternatives() -> tuple[re.Pattern[str], ...]:
     plain = rf"(?:[-+−]{_WS}*)?(?:{MANTISSA_PATTERN})"
-    sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _NUM, plain)
+    sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _MATH_MAGNITUDE, _NUM, plain,
+               _TENTHS_PATTERN)
     return tuple(re.compile(src, re.DOTALL) for src in sources)
 
 
@@ -691,6 +701,9 @@ def _shaped(raw: str, start: int, matrix: list[list[PrintedNumber]]) -> Printed:
 
 
 def _element(raw: str, start: int) -> PrintedNumber:
+    special = _special(raw.strip())
+    if special is not None:
+        return special
     m = _FRAC_PARTS.fullmatch(raw.strip())
     if m:
         num, den = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
@@ -703,3 +716,20 @@ def _element(raw: str, start: int) -> PrintedNumber:
         return parse_printed(raw.strip())
     except ValueError as exc:
         raise ResolveError(f"cannot read {raw!r} as a number: {exc}", stale=False) from None
+
+
+def _special(raw: str) -> PrintedNumber | None:
+    """``25$ 亿`` (a magnitude word after the math unit) and ``三成`` (tenths), else None.
+
+    ``25$ 亿`` keeps its text, so a suggestion is written back the same way (``25$ 亿``);
+    ``三成`` is 30% rounded to whole tenths (half a unit: 5%), written back as a percentage.
+    """
+    m = _MATH_MAGNITUDE_RE.fullmatch(raw)
+    if m is not None:
+        pn = parse_printed(f"{m.group(1)} {m.group(2)}")
+        return dataclasses.replace(pn, text=raw)
+    if len(raw) == 2 and raw[1] == "成" and raw[0] in _TENTHS:
+        tenths = _TENTHS[raw[0]]
+        return PrintedNumber(f"{tenths * 10}%", Fraction(tenths, 10), Fraction(1, 20), False,
+                             "percent")
+    return None
