@@ -60,3 +60,43 @@ def test_an_edited_unit_fails_at_its_value(tmp_path: Path, capsys: pytest.Captur
     assert got["status"] == "discrepancy"
     bad = [v["name"] for v in got["values"] if v["status"] == "discrepancy"]
     assert bad == [value]
+
+
+def test_an_unwritten_coefficient_reads_one() -> None:
+    """``⟨ke⟩i`` against ``i/d_model``: the note left the coefficient out, so it is 1 (not a
+    stale quote); a coefficient that is printed is read as before, and a hole before a word
+    (``⟨n⟩ tokens``) or in the middle of a name reads nothing."""
+    from verifiers.holes import ResolveError, find
+
+    quote = "PE(pos, ⟨k⟩i) = sin(pos / ⟨base⟩^(⟨ke⟩i/d_model))"
+    text = "PE(pos, 2i) = sin(pos / 10000^(i/d_model))\n"
+    m = find(text, quote, [(0, len(text))])
+    assert m.values["k"].numbers[0].value == 2
+    ke = m.values["ke"]
+    at = text.index("i/d")
+    assert (ke.text, ke.start, ke.end, ke.numbers[0].value) == ("", at, at, 1)
+    with pytest.raises(ResolveError):
+        find("many tokens\n", "⟨n⟩ tokens", [(0, 12)])
+    with pytest.raises(ResolveError):
+        find("x = ai\n", "x = a⟨k⟩i", [(0, 7)])
+
+
+def test_dropping_the_2_of_the_pe_exponent_fails_at_the_formula(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from verifiers.cli import main
+
+    notes = tmp_path / "notes"
+    shutil.copytree(REPO / "notes", notes)
+    path = notes / "matrix-by-matrix.txt"
+    text = path.read_text(encoding="utf-8")
+    find_, line = "PE(pos, 2i) = sin(pos / 10000^(2i/d_model))", 0
+    line = text[:text.index(find_)].count("\n") + 1
+    path.write_text(text.replace(find_, find_.replace("^(2i", "^(i")), encoding="utf-8")
+    report = tmp_path / "r.json"
+    main(["check", "--notes", str(notes), "--claims", str(REPO / "claims"), "-k",
+          "mbm-1-4-pe-formula", "--no-cache", "-j", "1", "--json", str(report)])
+    capsys.readouterr()
+    (claim,) = json.loads(report.read_text(encoding="utf-8"))["claims"]
+    bad = {(v["name"], v["start"]["line"]) for v in claim["values"] if v["status"] != "verified"
+           and v["status"] != "given"}
+    assert ("ke", line) in bad and claim["status"] == "discrepancy"

@@ -217,8 +217,11 @@ def _compare(printings: list[_Printing], own, moved) -> None:
             ref = next(k for k in present if printings[k].given)
         reference[index] = elements[ref][index]
         split = [k for k in present if not _agree(elements[k][index], elements[ref][index])]
-        if split and 2 * best <= len(present):
-            split, undecided = present, True  # no majority: the given printing is no safer
+        live = [k for k in present  # a pinned printing keeps its pin and is no evidence
+                if printings[k].value.status in (GIVEN, VERIFIED, DISCREPANCY)]
+        if split and 2 * best <= len(present) and any(
+                not _agree(elements[k][index], elements[j][index]) for k in live for j in live):
+            split, undecided = live, True  # no majority: the given printing is no safer
         for k in split:
             differs[k] = True
     if not any(differs):

@@ -113,6 +113,9 @@ class Quote:
     # parts that are formula holes followed by a line break in the quote: each ends with
     # its own line, so two formula holes on consecutive lines never split one line
     line_bound: frozenset[int] = frozenset()
+    # value holes right before a name in the quote (``⟨k⟩i``): a coefficient, which the note
+    # may leave out (``i/d_model`` is ``1i/d_model``), so the hole then reads an unwritten 1
+    coefficient: frozenset[int] = frozenset()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -124,6 +127,7 @@ def compile_quote(text: str) -> Quote:
     """
     parts: list[re.Pattern[str] | HoleRef] = []
     line_bound: set[int] = set()
+    before_name: set[int] = set()  # holes written right before a Latin letter: ⟨k⟩i
     pos = 0
     for m in HOLE_RE.finditer(text):
         chunk = text[pos:m.start()]
@@ -134,9 +138,15 @@ def compile_quote(text: str) -> Quote:
         _add_literal(parts, chunk)
         parts.append(ref)
         pos = m.end()
+        if text[pos:pos + 1].isascii() and text[pos:pos + 1].isalpha():
+            before_name.add(len(parts) - 1)
     _add_literal(parts, text[pos:])
+    coefficient = {i for i, (hole, nxt) in enumerate(zip(parts, parts[1:], strict=False))
+                   if isinstance(hole, HoleRef) and not (hole.formula or hole.word)
+                   and isinstance(nxt, re.Pattern) and i in before_name}
     return Quote(tuple(parts), tuple(p for p in parts if isinstance(p, HoleRef)),
-                 frozenset(line_bound))
+                 frozenset(line_bound), frozenset(coefficient))
+
 
 
 def _add_literal(parts: list[re.Pattern[str] | HoleRef], chunk: str) -> None:
@@ -253,6 +263,9 @@ class _Search:
                 ends = (self.formula_ends(i, begin) if part.formula
                         else word_ends(text, begin, limit) if part.word
                         else _hole_ends(text, begin, limit))
+                if (not ends and i in self.quote.coefficient
+                        and _unwritten_coefficient(text, begin)):
+                    ends = [begin]  # `i/d_model` where the quote has `⟨k⟩i`: k = 1
                 for end in ends:
                     rest = go(i + 1, end)
                     if rest is not None:
@@ -667,8 +680,17 @@ def _shorten(pieces: list[tuple[str, str, bool]]) -> str:
     return out if len(out) <= MAX_DIFF else out[:MAX_DIFF - 1] + "…"
 
 
+def _unwritten_coefficient(text: str, pos: int) -> bool:
+    """A name starts at ``pos`` and nothing of a number or a name ends right before it."""
+    return (pos < len(text) and text[pos].isascii() and text[pos].isalpha()
+            and (pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] in "._")))
+
+
 def read_value(raw: str, start: int) -> Printed:
     """Turn a hole's matched text into numbers with a shape."""
+    if raw == "":  # an unwritten coefficient (``⟨k⟩i`` against ``i``): exactly 1
+        one = PrintedNumber("", Fraction(1), Fraction(0), True, "integer")
+        return Printed(raw, start, start, (), (one,))
     if raw.startswith("\\begin"):
         body = re.sub(r"^\\begin\{\w+\}|\\end\{\w+\}$", "", raw)
         rows = [r for r in re.split(r"\\\\", body) if r.strip()]
