@@ -67,3 +67,20 @@ def test_the_minority_printing_is_flagged(tmp_path: Path,
     assert got["aat-fp-query-projection-2271"]["status"] == "verified"
     msg = got["aat-fp-query-projection-2180"]["values"][0]["message"]
     assert "differs from what the majority of its printings state" in msg
+
+
+@pytest.mark.parametrize(("entry", "problem"), [
+    ("printing: {X: score}", "printing: X: name a formula hole"),
+    ("reference: {S: no-such-reference}", "reference: S: name a formula hole"),
+    ("reference: {X: attention-weights}", "reference: X: name a formula hole"),
+])
+def test_printing_and_reference_name_holes(tmp_path: Path, entry: str, problem: str) -> None:
+    from verifiers.schema import load_claim_file
+
+    path = tmp_path / "c.yaml"
+    path.write_text(f"note: {AAT}\nclaims:\n  - id: c\n    kind: symbolic\n    text: |\n"
+                    f"      现在计算：\n      ⟪S⟫\n    {entry}\n", encoding="utf-8")
+    loaded = load_claim_file(path, "c.yaml", {AAT})
+    messages = [p.message for p in loaded.problems] + [
+        p.message for c in loaded.claims for p in c.problems]
+    assert any(problem in m for m in messages), messages

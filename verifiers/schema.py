@@ -769,9 +769,9 @@ class _FileValidator:
                              "of the text and the formula's label (text)", claim)
             else:
                 claim.printing[key] = value.value
-        for key, value in self.mapping(claim, node.value.get("reference"), "reference").items():
-            from verifiers.formulaholes import REFERENCES
+        from verifiers.formulaholes import REFERENCES
 
+        for key, value in self.mapping(claim, node.value.get("reference"), "reference").items():
             if key not in claim.formulas or value.value not in REFERENCES:
                 self.problem(value.line, value.col, f"reference: {key}: name a formula hole of "
                              f"the text and one of {', '.join(sorted(REFERENCES))}", claim)
