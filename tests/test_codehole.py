@@ -124,12 +124,52 @@ def test_wrong_learning_rate_names_the_candidate(tmp_path: Path,
     """Internally consistent, but not what the note prints: the printed value or the step size.
 
     The program alone cannot tell a mistyped printed loss from a changed learning rate, so
-    the verdict is at the printed output and its message names the candidate line.
+    the verdict is at the printed output and, by what feeds the later outputs only (data
+    flow, :func:`later_pass_feeders`), at the set-up line of the step size.
     """
     claim = _check(tmp_path, "lr = 1.0", "lr = 0.1", "l1-7-program", capsys)["l1-7-program"]
     assert claim["status"] == "discrepancy"
-    assert _failing_lines(claim) == {_line("# 0 2.732")}
+    assert _failing_lines(claim) == {_line("# 0 2.732"), _line("lr = 1.0")}
     assert f"step size 0.1, set at note line {_line('lr = 1.0')}" in claim["message"]
+    setting = next(v for v in claim["values"] if v["name"] == "setting")
+    assert "`lr = 0.1`" in setting["message"]
+    assert "feeds only the later passes" in setting["message"]
+
+
+_GENERIC = """x = 2.0
+rate = 0.5
+scale = 3
+for step in range(4):
+    y = scale * x * x
+    x = x - rate * y
+    print(step, y)   # 0 12 … 3 …
+"""
+
+
+def test_later_pass_feeders_is_data_flow_not_the_bigram_trainer() -> None:
+    """Any program: ``rate`` reaches the print only through the carried ``x``; ``scale`` and
+    ``x`` feed the first print already."""
+    from verifiers.programs.codehole import later_pass_feeders
+
+    shape = loop_shape(_GENERIC)
+    assert shape is not None
+    assert later_pass_feeders(_GENERIC, shape) == [2]
+
+
+def test_later_pass_settings_only_when_the_first_output_is_right() -> None:
+    from verifiers.programs.codehole import Finding, later_pass_settings
+
+    def out(col: int, status: str) -> Finding:
+        return Finding(7, col, col + 2, status, f"out {col}", "12", "12", "")
+
+    named = later_pass_settings(_GENERIC, [out(24, "verified"), out(30, "discrepancy")], 1)
+    assert [(f.line, f.status, f.printed) for f in named] == [(2, "discrepancy", "rate = 0.5")]
+    # the first output already wrong: the set-up or the printing is at fault, not the rate
+    assert later_pass_settings(_GENERIC, [out(24, "discrepancy"), out(30, "discrepancy")], 1) == []
+    # a code line already named: nothing added
+    code = Finding(5, 4, 10, "discrepancy", "program", "y", "y", "")
+    assert later_pass_settings(_GENERIC, [out(24, "verified"), out(30, "discrepancy"), code],
+                               1) == []
 
 
 @pytest.mark.parametrize(("find", "replace"), [

@@ -201,13 +201,20 @@ def test_coverage_counts_the_words_read_not_the_lines_skipped() -> None:
 
 # ----------------------------------------------------------------------------- the corpus
 
-PLANTED = ROOT / "benchmarks" / "planted" / "procedures"
+PLANTED = ROOT / "benchmarks" / "planted"
+
+
+def _procedure_edits():  # type: ignore[no-untyped-def]
+    """The corpus's procedure edits (ids ``pr-…``, in prose-law.yaml and program.yaml)."""
+    from benchmarks.planted.survey import load_corpus
+
+    return [e for e in load_corpus(PLANTED) if e.id.startswith("pr-")]
 
 
 def test_procedure_corpus_is_well_formed() -> None:
-    from benchmarks.planted.survey import KINDS, load_corpus
+    from benchmarks.planted.survey import KINDS
 
-    edits = load_corpus(PLANTED)
+    edits = _procedure_edits()
     assert len(edits) >= 6 and len({e.id for e in edits}) == len(edits)
     for edit in edits:
         assert edit.kind in KINDS
@@ -219,13 +226,13 @@ def test_procedure_corpus_is_well_formed() -> None:
 def test_procedure_corpus_gets_real_verdicts_at_the_line(tmp_path: Path) -> None:
     """The corpus runs through the survey, with only the procedure claims (fast): each edit is
     a real verdict at its line (with every claim: 6 of 6, in the report of this change)."""
-    from benchmarks.planted.survey import REAL, load_corpus, survey
+    from benchmarks.planted.survey import REAL, survey
 
     for folder in CLAIMS.iterdir():
         if (folder / "75-procedures.yaml").is_file():
             (tmp_path / folder.name).mkdir()
             shutil.copy(folder / "75-procedures.yaml", tmp_path / folder.name)
-    edits = load_corpus(PLANTED)
+    edits = _procedure_edits()
     result = survey(edits, claims_dir=tmp_path)
     assert result.outcomes and all(o.outcome == REAL for o in result.outcomes), \
         [(o.edit.id, o.outcome, o.detail) for o in result.outcomes]

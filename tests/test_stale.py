@@ -22,16 +22,29 @@ def _check(root: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple
     return code, out, json.loads(out_json.read_text(encoding="utf-8"))
 
 
-def test_edited_formula_points_at_its_line_with_a_word_diff(tmp_path, capsys, monkeypatch):
-    """The planted fo-mbm-pe-dropped-2: the 2 dropped from line 52's exponent."""
+def _pe_edit(tmp_path, new: str) -> None:
     shutil.copytree(ROOT / "notes", tmp_path / "notes")
     shutil.copytree(ROOT / "claims", tmp_path / "claims")
     note = tmp_path / "notes" / "matrix-by-matrix.txt"
     text = note.read_text(encoding="utf-8")
     old = "PE(pos, 2i) = sin(pos / 10000^(2i/d_model))"
     assert text.count(old) == 1
-    note.write_text(text.replace(old, "PE(pos, 2i) = sin(pos / 10000^(i/d_model))"),
-                    encoding="utf-8")
+    note.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_dropped_coefficient_is_read_not_stale(tmp_path, capsys, monkeypatch):
+    """The planted fo-mbm-pe-dropped-2 (the 2 dropped from line 52's exponent) was stale; the
+    hole before i now reads the unwritten coefficient 1, which disagrees with the cos line."""
+    _pe_edit(tmp_path, "PE(pos, 2i) = sin(pos / 10000^(i/d_model))")
+    monkeypatch.chdir(tmp_path)
+    code, out, data = _check(tmp_path, capsys, "-k", "mbm-1-4-pe-formula")
+    assert code == 1 and ": stale: " not in out
+    assert "notes/matrix-by-matrix.txt:52:32: discrepancy: mbm-1-4-pe-formula" in out
+
+
+def test_edited_formula_points_at_its_line_with_a_word_diff(tmp_path, capsys, monkeypatch):
+    """sin written as cos in line 52: the quote's literal no longer matches."""
+    _pe_edit(tmp_path, "PE(pos, 2i) = cos(pos / 10000^(2i/d_model))")
     monkeypatch.chdir(tmp_path)
     code, out, data = _check(tmp_path, capsys, "-k", "mbm-1-4 or mbm-1-5")
     assert code == 1
@@ -39,11 +52,11 @@ def test_edited_formula_points_at_its_line_with_a_word_diff(tmp_path, capsys, mo
     stale = [ln for ln in lines if ": stale: " in ln]
     assert len(stale) == 1, out
     # file:line:col of the first difference, and what differs, on one line
-    assert stale[0].startswith("notes/matrix-by-matrix.txt:52:32: stale: mbm-1-4-pe-formula")
-    assert ("closest line: PE(pos, 2i) = sin(pos / 10000^([-⟨ke⟩-]i/d_model)) "
+    assert stale[0].startswith("notes/matrix-by-matrix.txt:52:15: stale: mbm-1-4-pe-formula")
+    assert ("closest line: PE(pos, 2i) = [-sin-]{+cos+}(pos / 10000^(2i/d_model)) "
             "[claims/matrix-by-matrix/01-input.yaml:") in stale[0]
     claim = next(c for c in data["claims"] if c["id"] == "mbm-1-4-pe-formula")
-    assert claim["where"] == {"line": 52, "col": 32}
+    assert claim["where"] == {"line": 52, "col": 15}
     # every claim using it is blocked by it, one line each, after it
     blocked = [ln for ln in lines if ": blocked: " in ln]
     assert blocked and all("blocked by mbm-1-4-pe-formula, which is stale" in ln

@@ -11,7 +11,8 @@ every later, correct copy. So the copies of a group are compared with each other
 element, after every claim is evaluated (:func:`reconcile`, called by :func:`verifiers.run.run`):
 two printings agree when they differ by at most the larger of their rounding half-units. The
 reference of an element is the value a strict majority of its printings agree with (the first
-such printing); without a strict majority it is the given printing, as before. A printing
+such printing). Without a strict majority (two printings that disagree) nothing tells which
+is wrong: every printing of that element is a ``discrepancy`` with no suggestion. A printing
 that differs from its reference is a ``discrepancy`` at that printing, whose message lists
 every copy (``line:col``, the differing ones marked ✗); a copy that agrees with the reference
 verifies even where it differs from the given printing; values that inherited the error of
@@ -202,6 +203,7 @@ def _compare(printings: list[_Printing], own, moved) -> None:
     indices = sorted({i for e in elements for i in e})
     differs = [False] * len(printings)
     reference: dict[tuple[int, ...], PrintedNumber] = {}
+    undecided = False  # an element whose printings disagree without a strict majority
     for index in indices:
         present = [k for k, e in enumerate(elements) if index in e]
         if len(present) < 2:
@@ -214,9 +216,14 @@ def _compare(printings: list[_Printing], own, moved) -> None:
         else:
             ref = next(k for k in present if printings[k].given)
         reference[index] = elements[ref][index]
-        for k in present:
-            if not _agree(elements[k][index], elements[ref][index]):
-                differs[k] = True
+        split = [k for k in present if not _agree(elements[k][index], elements[ref][index])]
+        live = [k for k in present  # a pinned printing keeps its pin and is no evidence
+                if printings[k].value.status in (GIVEN, VERIFIED, DISCREPANCY)]
+        if split and 2 * best <= len(present) and any(
+                not _agree(elements[k][index], elements[j][index]) for k in live for j in live):
+            split, undecided = live, True  # no majority: the given printing is no safer
+        for k in split:
+            differs[k] = True
     if not any(differs):
         return
     listing = ", ".join(f"{p.place} {' '.join(p.value.printed.split())}"
@@ -236,6 +243,11 @@ def _compare(printings: list[_Printing], own, moved) -> None:
             y.message = (f"{x.name}: printed {shown}, expected {expected} — this given value "
                          f"is printed {len(printings)} times and {agree} of the printings "
                          f"agree with each other: {listing}")
+            if undecided:  # which printing is wrong cannot be told: fix rewrites neither
+                y.expected, y.suggestion = "agreement with its other printings", None
+                y.message = (f"{x.name}: printed {shown} — this given value is printed "
+                             f"{len(printings)} times and its printings disagree with no "
+                             f"majority, so any of them may be the wrong one: {listing}")
         elif x.status == DISCREPANCY and not p.given:
             y = _value(own(p.verdict), x.name)
             y.status, y.local, y.root_cause, y.suggestion = VERIFIED, "ok", None, None

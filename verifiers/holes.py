@@ -17,6 +17,7 @@ line that stops matching), because a message that only says "not unique" or
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -54,6 +55,14 @@ MAX_MATRIX = 5_000  # characters of one printed LaTeX matrix (the notes' longest
 _LATEX = (rf"\\begin\{{[pbvBV]?matrix\}}(?:(?!\\end\{{|\\begin\{{).){{0,{MAX_MATRIX}}}?"
           r"\\end\{[pbvBV]?matrix\}")
 VALUE_PATTERN = f"(?:{_LATEX}|{_NESTED}|{_BRACKET_LIST}|{_PAREN_LIST}|{_FRAC}|{_NUM})"
+# Two forms a hole reads that are no number on their own (never scanned for, only read where a
+# quote puts a hole): a number whose magnitude word follows its math unit, ``$…\approx25$ 亿``
+# (the 亿 is part of the value: an edit to 万 changes it), and a share in tenths, ``三成`` (30%).
+_MATH_MAGNITUDE = rf"(?:{MANTISSA_PATTERN})\$[^\S\n]*(?:万亿|万|亿)"
+_MATH_MAGNITUDE_RE = re.compile(rf"({MANTISSA_PATTERN})\$[^\S\n]*(万亿|万|亿)")
+_TENTHS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+           "九": 9, "十": 10}
+_TENTHS_PATTERN = "[一二两三四五六七八九十]成"
 
 _FRAC_PARTS = re.compile(
     r"\\[dt]?frac\{\s*([-+−]?\d+)\s*\}\{\s*([-+−]?\d+)\s*\}|([-+−]?\d+)\s*/\s*(\d+)"
@@ -104,6 +113,9 @@ class Quote:
     # parts that are formula holes followed by a line break in the quote: each ends with
     # its own line, so two formula holes on consecutive lines never split one line
     line_bound: frozenset[int] = frozenset()
+    # value holes right before a name in the quote (``⟨k⟩i``): a coefficient, which the note
+    # may leave out (``i/d_model`` is ``1i/d_model``), so the hole then reads an unwritten 1
+    coefficient: frozenset[int] = frozenset()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -115,6 +127,7 @@ def compile_quote(text: str) -> Quote:
     """
     parts: list[re.Pattern[str] | HoleRef] = []
     line_bound: set[int] = set()
+    before_name: set[int] = set()  # holes written right before a Latin letter: ⟨k⟩i
     pos = 0
     for m in HOLE_RE.finditer(text):
         chunk = text[pos:m.start()]
@@ -125,9 +138,15 @@ def compile_quote(text: str) -> Quote:
         _add_literal(parts, chunk)
         parts.append(ref)
         pos = m.end()
+        if text[pos:pos + 1].isascii() and text[pos:pos + 1].isalpha():
+            before_name.add(len(parts) - 1)
     _add_literal(parts, text[pos:])
+    coefficient = {i for i, (hole, nxt) in enumerate(zip(parts, parts[1:], strict=False))
+                   if isinstance(hole, HoleRef) and not (hole.formula or hole.word)
+                   and isinstance(nxt, re.Pattern) and i in before_name}
     return Quote(tuple(parts), tuple(p for p in parts if isinstance(p, HoleRef)),
-                 frozenset(line_bound))
+                 frozenset(line_bound), frozenset(coefficient))
+
 
 
 def _add_literal(parts: list[re.Pattern[str] | HoleRef], chunk: str) -> None:
@@ -158,7 +177,8 @@ def _literal(chunk: str) -> str:
 @functools.cache
 def _value_alternatives() -> tuple[re.Pattern[str], ...]:
     plain = rf"(?:[-+−]{_WS}*)?(?:{MANTISSA_PATTERN})"
-    sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _NUM, plain)
+    sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _MATH_MAGNITUDE, _NUM, plain,
+               _TENTHS_PATTERN)
     return tuple(re.compile(src, re.DOTALL) for src in sources)
 
 
@@ -243,6 +263,9 @@ class _Search:
                 ends = (self.formula_ends(i, begin) if part.formula
                         else word_ends(text, begin, limit) if part.word
                         else _hole_ends(text, begin, limit))
+                if (not ends and i in self.quote.coefficient
+                        and _unwritten_coefficient(text, begin)):
+                    ends = [begin]  # `i/d_model` where the quote has `⟨k⟩i`: k = 1
                 for end in ends:
                     rest = go(i + 1, end)
                     if rest is not None:
@@ -657,8 +680,17 @@ def _shorten(pieces: list[tuple[str, str, bool]]) -> str:
     return out if len(out) <= MAX_DIFF else out[:MAX_DIFF - 1] + "…"
 
 
+def _unwritten_coefficient(text: str, pos: int) -> bool:
+    """A name starts at ``pos`` and nothing of a number or a name ends right before it."""
+    return (pos < len(text) and text[pos].isascii() and text[pos].isalpha()
+            and (pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] in "._")))
+
+
 def read_value(raw: str, start: int) -> Printed:
     """Turn a hole's matched text into numbers with a shape."""
+    if raw == "":  # an unwritten coefficient (``⟨k⟩i`` against ``i``): exactly 1
+        one = PrintedNumber("", Fraction(1), Fraction(0), True, "integer")
+        return Printed(raw, start, start, (), (one,))
     if raw.startswith("\\begin"):
         body = re.sub(r"^\\begin\{\w+\}|\\end\{\w+\}$", "", raw)
         rows = [r for r in re.split(r"\\\\", body) if r.strip()]
@@ -691,6 +723,9 @@ def _shaped(raw: str, start: int, matrix: list[list[PrintedNumber]]) -> Printed:
 
 
 def _element(raw: str, start: int) -> PrintedNumber:
+    special = _special(raw.strip())
+    if special is not None:
+        return special
     m = _FRAC_PARTS.fullmatch(raw.strip())
     if m:
         num, den = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
@@ -703,3 +738,20 @@ def _element(raw: str, start: int) -> PrintedNumber:
         return parse_printed(raw.strip())
     except ValueError as exc:
         raise ResolveError(f"cannot read {raw!r} as a number: {exc}", stale=False) from None
+
+
+def _special(raw: str) -> PrintedNumber | None:
+    """``25$ 亿`` (a magnitude word after the math unit) and ``三成`` (tenths), else None.
+
+    ``25$ 亿`` keeps its text, so a suggestion is written back the same way (``25$ 亿``);
+    ``三成`` is 30% rounded to whole tenths (half a unit: 5%), written back as a percentage.
+    """
+    m = _MATH_MAGNITUDE_RE.fullmatch(raw)
+    if m is not None:
+        pn = parse_printed(f"{m.group(1)} {m.group(2)}")
+        return dataclasses.replace(pn, text=raw)
+    if len(raw) == 2 and raw[1] == "成" and raw[0] in _TENTHS:
+        tenths = _TENTHS[raw[0]]
+        return PrintedNumber(f"{tenths * 10}%", Fraction(tenths, 10), Fraction(1, 20), False,
+                             "percent")
+    return None

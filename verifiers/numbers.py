@@ -245,7 +245,7 @@ def format_like(pn: PrintedNumber, value: Decimal | Fraction | int,
     if pn.kind == "percent":
         value = value.scaleb(2)
     elif pn.kind == "magnitude":
-        value = value / Decimal(_MAGNITUDE[rest.strip()])
+        value = value / Decimal(_MAGNITUDE[rest.replace("$", "").strip()])  # 25$ 亿: a hole's
     exponent_text = ""
     if pn.kind == "scientific":
         bare = rest.lstrip().startswith("^")  # 10^{-5}: the mantissa digits were the base

@@ -158,6 +158,9 @@ def run(
     from verifiers.copies import reconcile
 
     verdicts = reconcile(verdicts, claims)  # the printings of each given value, compared
+    from verifiers.formulaprintings import reconcile as reconcile_formulas
+
+    verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
     return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
 
 

@@ -39,7 +39,8 @@ WAIVABLE = ("numbers", "formulas", "statements", "procedures")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
-    "params", "near", "after", "inferred", "code", "iterate", "hidden", "states",
+    "params", "near", "after", "inferred", "code", "iterate", "hidden", "states", "printing",
+    "reference",
     "trace",  # kind: procedure (verifiers/procedures)
 )
 CODE_KEYS = ("from", "to", "as")
@@ -47,7 +48,8 @@ RESTATE_KEYS = ("as", "reason")
 #: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
 #: a claim's steps together also stay within symclaims.CLAIM_SECONDS).
 MAX_STEP_SECONDS = 20
-SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate")
+SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate",
+                 "printing", "reference")
 ASSUME_KEYS = ("real", "positive", "nonzero", "integer", "sum_to_one", "one_hot", "independent",
                "zero_mean", "unit_variance")
 RUN_KEYS = ("example", "inputs", "outputs", "text")
@@ -206,6 +208,8 @@ class Claim:
     matrices: dict[str, tuple[int, int]] = field(default_factory=dict)  # symbolic: instance sizes
     upstream: str | None = None  # symbolic: the matrix whose loss gradient is given (R̄)
     restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
+    printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulaprintings)
+    reference: dict[str, str] = field(default_factory=dict)  # hole -> formulaholes.REFERENCES
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
@@ -774,6 +778,21 @@ class _FileValidator:
             return
         self.symbolic_shapes(claim, node)
         self.restatements(claim, node.value.get("restate"))
+        for key, value in self.mapping(claim, node.value.get("printing"), "printing").items():
+            if key not in claim.formulas or not isinstance(value.value, str) \
+                    or not value.value.strip():
+                self.problem(value.line, value.col, f"printing: {key}: name a formula hole "
+                             "of the text and the formula's label (text)", claim)
+            else:
+                claim.printing[key] = value.value
+        from verifiers.formulaholes import REFERENCES
+
+        for key, value in self.mapping(claim, node.value.get("reference"), "reference").items():
+            if key not in claim.formulas or value.value not in REFERENCES:
+                self.problem(value.line, value.col, f"reference: {key}: name a formula hole of "
+                             f"the text and one of {', '.join(sorted(REFERENCES))}", claim)
+            else:
+                claim.reference[key] = value.value
         if not claim.formulas:
             self.problem(claim.line, claim.col, "a symbolic claim needs a formula hole ⟪name⟫",
                          claim)

@@ -466,6 +466,16 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         previous_end = printed.end
         own = restated.text if restated is not None else printed.text
         previous = (side, restated) if (side := _last_side(own)) is not None else None
+        if name in claim.reference:  # a plain-text definition, evaluated against tinygpt
+            from verifiers.formulaholes import reference_value
+
+            values.append(reference_value(claim, name, printed, note))
+            continue
+        if name in claim.printing:  # compared with its other printings after the run
+            from verifiers.formulaprintings import printing_value
+
+            values.append(printing_value(claim, name, printed, note))
+            continue
         if name in defined:
             continue
         progress.at(name, printed)

@@ -38,7 +38,8 @@ from typing import Any
 from verifiers.programs.extract import Block, locate_block
 
 __all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
-           "block_values", "comments", "locate_block", "locator", "loop_shape", "traced_run"]
+           "block_values", "comments", "later_pass_feeders", "later_pass_settings", "locate_block",
+           "locator", "loop_shape", "traced_run"]
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,8 @@ def block_values(claim: Any, match: Any, note: Any) -> list[Any]:
         return []
     quote = note.text[match.start:match.end]
     out = []
-    for f in fn(block.text, quote, block.first_line):
+    findings = fn(block.text, quote, block.first_line)
+    for f in [*findings, *later_pass_settings(block.text, findings, block.first_line)]:
         start = block.offset(f.line, f.col)
         end = block.offset(f.line, f.end_col)
         out.append(value(start, max(start, end), f.status, f.name, f.printed, f.expected,
@@ -223,6 +225,115 @@ def assignment_targets(source: str) -> dict[int, list[str]]:
             elts = t.elts if isinstance(t, ast.Tuple) else [t]
             if all(isinstance(e, ast.Name) for e in elts):
                 out[node.lineno] = [e.id for e in elts]  # type: ignore[attr-defined]
+    return out
+
+
+# --------------------------------------------------------------------------- data flow
+#
+# Which lines feed a printed output, read from the program (``ast``), never run. A statement
+# defines the names it assigns, augments or subscripts into, and the names it passes to a
+# call made for its effect (``np.add.at(dE, …)`` fills dE); it reads every other name.
+
+
+def _names(node: ast.AST, ctx: type) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
+
+
+def _defs_uses(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    defs, uses = _names(stmt, ast.Store), _names(stmt, ast.Load)
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            defs.add(node.target.id)
+            uses.add(node.target.id)
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                base = t
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if isinstance(base, ast.Name) and base is not t:
+                    defs.add(base.id)  # G[...] -= 1 changes G
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        defs |= {a.id for a in stmt.value.args if isinstance(a, ast.Name)}
+    return defs, uses
+
+
+def _slice(stmts: list[tuple[int, set[str], set[str]]], needed: set[str]
+           ) -> tuple[set[int], set[str]]:
+    """Backward slice through ``stmts`` (in program order): the lines and the names needed
+    before the first of them."""
+    lines: set[int] = set()
+    need = set(needed)
+    for line, defs, uses in reversed(stmts):
+        if defs & need:
+            lines.add(line)
+            need = (need - defs) | uses | (defs & uses)
+    return lines, need
+
+
+def later_pass_feeders(source: str, shape: LoopShape) -> list[int]:
+    """Set-up lines (before the printing loop) that feed what the loop prints only through
+    the state the loop carries to its later passes, not its first print.
+
+    A program whose first printed output is right and whose later ones are wrong, while
+    every line of its first pass computes what the reference computes, went wrong in one
+    of these lines (or the later printed values are wrong): e.g. a step size that acts only
+    through the updates.
+    """
+    tree = ast.parse(source)
+    loop = next((n for n in tree.body if isinstance(n, ast.For) and n.lineno == shape.header),
+                None)
+    if loop is None:
+        return []
+    setup = [(n.lineno, *_defs_uses(n)) for n in tree.body if n.lineno < shape.header]
+    body = [(n.lineno, *_defs_uses(n)) for n in loop.body]
+    printing = [n for n in loop.body if n.lineno <= shape.printing <= (n.end_lineno or n.lineno)]
+    if not printing:
+        return []
+    at = loop.body.index(printing[0])
+    wanted = _names(printing[0], ast.Load) - {"print"}
+    loop_vars = _names(loop.target, ast.Store)
+    _, first_need = _slice(body[:at], wanted)
+    first_lines, _ = _slice(setup, first_need - loop_vars)
+    need = set(wanted)
+    while True:  # every pass: the state carried around the loop
+        _, more = _slice(body, need)
+        if more <= need:
+            break
+        need |= more
+    all_lines, _ = _slice(setup, need - loop_vars)
+    return sorted(all_lines - first_lines)
+
+
+def later_pass_settings(source: str, findings: list[Finding], first_line: int) -> list[Finding]:
+    """Findings at the set-up lines that only later passes read, when the loop's first printed
+    output (on its print line) is verified, a later one is not, and no finding names a line of
+    the code: the outputs then say which lines can be wrong, by what feeds them."""
+    try:
+        shape = loop_shape(source)
+    except SyntaxError:
+        return []
+    if shape is None:
+        return []
+    outputs = sorted((f for f in findings if f.line == shape.printing), key=lambda f: f.col)
+    code_lines = {f.line for f in findings if f.status != "verified" and f.line != shape.printing}
+    if (len(outputs) < 2 or outputs[0].status != "verified" or code_lines
+            or all(f.status == "verified" for f in outputs[1:])):
+        return []
+    wrong = next(f for f in outputs[1:] if f.status != "verified")
+    lines = source.splitlines()
+    out = []
+    for line in later_pass_feeders(source, shape):
+        text = lines[line - 1]
+        code = text.split("#", 1)[0].rstrip()
+        col = len(code) - len(code.lstrip())
+        out.append(Finding(line, col, len(code), "discrepancy", "setting", code.strip(),
+                           code.strip(), (
+                               f"the loop's first printed output is the note's, {wrong.name} is "
+                               f"not; this line feeds only the later passes (its value reaches "
+                               f"the output through the loop's updates): `{code.strip()}` or the "
+                               f"printed value at note line {first_line + shape.printing - 1} "
+                               "is wrong")))
     return out
 
 
