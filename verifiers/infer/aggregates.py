@@ -17,8 +17,9 @@ from verifiers.infer.tokens import NUM, VAL, Token
 __all__ = ["aggregate_candidates", "percent_candidates"]
 
 _AGG_RE = re.compile(
-    r"[\s$]*(?:的)?\s*(总和|之和|合计|sum|平均值|平均数|平均|均值|mean)\s*"
-    r"(?:为|是|=|：|:|约为|≈|is)?[\s$]*")
+    r"[\s$]*(?:[,，]\s*)?(?:它的|其|的|with\s+(?:a\s+)?|has\s+(?:a\s+)?|whose\s+|of\s+)?\s*"
+    r"(总和|之和|合计|sum|total|平均值|平均数|平均|均值|mean|average)\s*"
+    r"(?:为|是|=|：|:|约为|≈|is|of)?[\s$]*")
 _TOTAL_RE = re.compile(r"(?:一共|总共|共计|合计|总计|总数|共)(?:有|是|为)?[\s$]*")
 _SHARE_RE = re.compile(r"占(?:比)?(?:了|约)?[\s$]*")
 
@@ -35,7 +36,7 @@ def aggregate_candidates(text: str, tokens: list[Token], uncovered: set[int]) ->
         r = values.get(m.end())
         if r is None or r.kind != NUM or r.start not in uncovered:
             continue
-        func = "sum" if m.group(1) in ("总和", "之和", "合计", "sum") else "mean"
+        func = "sum" if m.group(1) in ("总和", "之和", "合计", "sum", "total") else "mean"
         out.append(Candidate("aggregate", f"inferred: {func} of the printed list",
                              {"v": t, "r": r}, [Check("r", f"{func}(v)", False)]))
     return out
