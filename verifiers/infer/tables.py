@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from verifiers.holes import read_value
 from verifiers.infer.candidate import Candidate, Check
-from verifiers.infer.tokens import NUM, OTHER, Token
+from verifiers.infer.tokens import NUM, OP, OTHER, Token
 
 __all__ = ["table_candidates"]
 
@@ -71,6 +71,10 @@ def _cell(tokens: list[Token], span: tuple[int, int]) -> Cell | None:
     """The cell's one printed number (``$…$`` around it allowed), else None."""
     inside = [t for t in tokens if span[0] <= t.start < span[1]
               and not (t.kind == OTHER and t.text == "$")]
+    if len(inside) == 2 and inside[0].kind == OP and inside[0].text == "-" \
+            and inside[0].end == inside[1].start and inside[1].kind == NUM:
+        # ``-3.0``: the sign is the cell's, so the hole reads it too
+        inside = [Token(NUM, "-" + inside[1].text, inside[0].start, inside[1].end)]
     if len(inside) != 1 or inside[0].kind != NUM:
         return None
     tok = inside[0]
