@@ -70,7 +70,7 @@ def test_walkthrough(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hand = [c for c in claims if not c["inferred"]]
     assert {c["kind"] for c in hand} == {"arithmetic", "model", "symbolic", "property",
                                           "given"}
-    assert "18 verified" in capsys.readouterr().out
+    assert "22 verified" in capsys.readouterr().out
 
     # 5. a planted error: one digit of the note edited
     note = repo / "notes" / NOTE

@@ -198,3 +198,22 @@ def test_inferred_table_restated_and_sigmoid_claims_catch_a_later_edit(
     capsys.readouterr()
     assert main(["check"]) == 1
     assert "discrepancy" in capsys.readouterr().out
+
+
+def test_an_array_printed_again_is_checked_against_its_first_print(tmp_path, monkeypatch,
+                                                                   capsys):
+    note = "1.1 例子\n算得 $z = [1.25, 1.57, 2.5]$。\n\n1.2 回顾\n所以输出是 [1.25, 1.57, 2.5]。\n"
+    text = infer(tmp_path, monkeypatch, note)
+    assert "uses:" in text and "kind: given" in text, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(note.replace("所以输出是 [1.25, 1.57, 2.5]", "所以输出是 [1.25, 1.75, 2.5]"),
+                    encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "n.txt:5:" in capsys.readouterr().out
+
+
+def test_short_arrays_printed_again_are_not_read_as_copies(tmp_path, monkeypatch):
+    assert infer(tmp_path, monkeypatch, "1.1 例子\n先 [1, 0]，后来又是 [1, 0]。\n") == ""

@@ -25,7 +25,7 @@ from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.merge import merge_by_lines
-from verifiers.infer.restate import restate_candidates
+from verifiers.infer.restate import repeat_candidates, restate_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.run import RunResult
@@ -79,7 +79,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
 
     candidates += chain_candidates(note.text, tokens, uncovered, section_of)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
-                   restate_candidates):
+                   restate_candidates, repeat_candidates):
         candidates += family(note.text, tokens, uncovered)
     candidates = merge_by_lines(note, candidates)
     existing = {c.id for c in result.claims}

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 
 from verifiers.infer.candidate import Candidate, Check
-from verifiers.infer.tokens import NUM, Token
+from verifiers.infer.tokens import NUM, VAL, Token
 
-__all__ = ["restate_candidates"]
+__all__ = ["repeat_candidates", "restate_candidates"]
 
 _ABOUT_RE = re.compile(r"(?:约为|约合|大约|约|approximately|roughly|about|around|≈|~|\\approx)"
                        r"[\s$]*$")
 MAX_GAP = 16  # characters between the value and "about": a few words at most
+MIN_REPEAT = 3  # numbers in an array printed again
 
 
 def restate_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
@@ -33,4 +34,37 @@ def restate_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> l
             continue
         out.append(Candidate("restate", "inferred: a value restated, rounded",
                              {"v": prev, "r": r}, [Check("r", "v", False)]))
+    return out
+
+
+def _numbers(tok: Token) -> tuple[float, ...] | None:
+    from verifiers.holes import read_value
+
+    try:
+        p = read_value(tok.text, tok.start)
+    except Exception:  # noqa: BLE001 - not a printed array: nothing to compare
+        return None
+    return tuple(float(n.value) for n in p.numbers)
+
+
+def repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
+    """A vector or matrix printed again (``So z = [0.755, 0.335]`` after computing it, a row of
+    an earlier table restated): the copy is checked against its first print, read through a
+    definition claim. Only arrays of at least :data:`MIN_REPEAT` numbers: a coincidence of
+    that many digits is not a reading; kept only when verified."""
+    first: dict[tuple[float, ...], Token] = {}
+    out = []
+    for tok in tokens:
+        if tok.kind != VAL or tok.shape not in ("vector", "matrix"):
+            continue
+        key = _numbers(tok)
+        if key is None or len(key) < MIN_REPEAT:
+            continue
+        if key not in first:
+            first[key] = tok
+            continue
+        if tok.start in uncovered:
+            local = f"u{first[key].start}"
+            out.append(Candidate("restate", "inferred: an array printed again, as first printed",
+                                 {"r": tok}, [Check("r", local, False)], {local: first[key]}))
     return out
