@@ -72,6 +72,8 @@ def checks_of(text: str) -> list[str]:
     ("一共 $2362368$ 个参数，约 236 万。", "v1"),  # restated, rounded, in 万
     ("the total is 0.272321, about 0.27 in all.", "v1"),
     ("取值 $[1.0, 3.0, 8.0]$，平均值为 4.0。", "mean(v1)"),
+    ("取值 [2, 4, 6, 9] 的方差为 6.6875。", "var(v1)"),
+    ("the list [2, 4, 6, 9] has standard deviation 2.586.", "sqrt(var(v1))"),
 ])
 def test_each_pattern_family_is_inferred_and_verified(tmp_path, monkeypatch, capsys, line,
                                                        check):
@@ -104,6 +106,7 @@ def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, mo
     "| a | b |\n|---|---|\n| 2 | 5 |\n| 3 | 7 |",  # no column computes another
     "| n | m |\n|---|---|\n| 2 | 4 |\n| 3 | 10 |",  # x² in one row only: not a rule
     "共 524288 字节，约 0.5 MB。",  # another unit: not verified, so not kept
+    "样本 [1, 2, 3, 4] 的方差为 1.667。",  # the sample variance: var is the population's
     "第 3 个 token 贡献了 $2.3026 / 4.6051 = 40.0\\%$ 的损失。",  # \% read: 50.0 vs 0.5
 ])
 def test_ambiguous_or_explained_patterns_write_nothing(tmp_path, monkeypatch, line):
