@@ -220,3 +220,30 @@ def test_an_array_printed_again_is_checked_against_its_first_print(tmp_path, mon
 
 def test_short_arrays_printed_again_are_not_read_as_copies(tmp_path, monkeypatch):
     assert infer(tmp_path, monkeypatch, "1.1 例子\n先 [1, 0]，后来又是 [1, 0]。\n") == ""
+
+
+SUBSTITUTED = ("# Setup\n\nInputs $i_1 = 0.1$, $i_2 = 0.5$.\n\n| weight | value |\n|---|---|\n"
+               "| $w_1$ | 0.2 |\n| $w_2$ | 0.3 |\n\n# Forward\n\n$$\n\\begin{aligned}\n"
+               "net &= w_1 i_1 + w_2 i_2 \\\\\n    &= 0.2 \\times 0.1 + 0.3 \\times 0.5 \\\\\n"
+               "    &= 0.17\n\\end{aligned}\n$$\n")
+
+
+def test_values_put_into_a_symbolic_row_are_checked_against_their_definitions(
+        tmp_path, monkeypatch, capsys):
+    """``w_1 i_1 + …`` then ``0.2 × 0.1 + …``: each number is the one defined for its name
+    (by ``i_1 = 0.1`` or a table row); an edited definition is then a discrepancy."""
+    text = infer(tmp_path, monkeypatch, SUBSTITUTED)
+    assert text.count("kind: given") == 4, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(SUBSTITUTED.replace("| $w_2$ | 0.3 |", "| $w_2$ | 0.4 |"),
+                    encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "discrepancy" in capsys.readouterr().out
+
+
+def test_a_symbolic_row_of_another_shape_is_not_read(tmp_path, monkeypatch):
+    note = SUBSTITUTED.replace("0.3 \\times 0.5 \\\\", "0.3 \\times 0.5 + 0 \\\\")
+    assert "kind: given" not in infer(tmp_path, monkeypatch, note)
