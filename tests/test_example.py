@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tinygpt.examples.printed_programs import printed_lines
 from verifiers.cli import main
+from verifiers.programs import jail_problem
+from verifiers.programs.jail import trusted
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "examples" / "lesson"
@@ -67,7 +70,7 @@ def test_walkthrough(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hand = [c for c in claims if not c["inferred"]]
     assert {c["kind"] for c in hand} == {"arithmetic", "model", "symbolic", "property",
                                           "given"}
-    assert "17 verified" in capsys.readouterr().out
+    assert "22 verified" in capsys.readouterr().out
 
     # 5. a planted error: one digit of the note edited
     note = repo / "notes" / NOTE
@@ -89,6 +92,61 @@ def test_walkthrough(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "--out", "reports/index.html"]) == 0
     html = (repo / "reports" / "index.html").read_text(encoding="utf-8")
     assert html.lstrip().lower().startswith("<!doctype html") and NOTE in html
+
+
+PROGRAM_LINE = "total = sum(exps)"  # section 5's program
+OUTPUT_LINE = "[0.665, 0.245, 0.09]"  # the second line of the output it prints
+
+
+def _line_of(text: str, line: str) -> int:
+    """The 1-based number of the one line of ``text`` that is exactly ``line``."""
+    found = [k for k, ln in enumerate(text.split("\n"), start=1) if ln == line]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.skipif(jail_problem() is not None and not trusted(),
+                    reason="the code-hole claim runs the note's program in the jail, and no "
+                           "jail can be made on this machine")
+@pytest.mark.parametrize("edit", ["output", "program", "crash"])
+def test_code_hole_claim_runs_the_notes_program(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                edit: str) -> None:
+    """sa-5-program-prints reads the program as the note prints it now and runs it: an edited
+    printed output, or a program line whose edit changes what it prints, is a discrepancy at
+    the printed value that disagrees; a program that fails is an error naming its line."""
+    shutil.copytree(LESSON / "notes", repo / "notes", dirs_exist_ok=True)
+    shutil.copytree(LESSON / "claims", repo / "claims", dirs_exist_ok=True)
+    note = repo / "notes" / NOTE
+    text = note.read_text(encoding="utf-8")
+    assert main(["check", "-k", "program"]) == 0
+    assert "1 verified" in capsys.readouterr().out
+    if edit == "output":  # one digit of the printed output
+        edited = text.replace(OUTPUT_LINE + "\n", "[0.665, 0.254, 0.09]\n")
+        where, printed, expected = _line_of(text, OUTPUT_LINE), "0.254", "0.245"
+    elif edit == "program":  # the program computes another total: both printed lines change
+        edited = text.replace(PROGRAM_LINE + "\n", "total = sum(exps) + 1\n")
+        where, printed, expected = _line_of(text, "11.107"), "11.107", "12.107"
+    else:  # a typo that makes the program fail at its line 4
+        edited = text.replace("math.exp(s)", "math.expo(s)")
+        where, printed, expected = 0, "", ""
+    note.write_text(edited, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", "-k", "program"]) == 1
+    out = capsys.readouterr().out
+    if edit == "crash":
+        assert "error: sa-5-program-prints" in out, out
+        assert "the program stops at its line 4: AttributeError" in out, out
+    else:
+        assert f"notes/{NOTE}:{where}:1: discrepancy: sa-5-program-prints" in out, out
+        assert "printed " in out and printed in out and expected in out, out
+
+
+def test_printed_lines_reads_numbers_line_by_line() -> None:
+    got = printed_lines("11.107\n[0.665, 0.245, 0.09]\ndone\nloss -3e-2\n")
+    assert set(got) == {"line1", "line2", "line4"}
+    assert got["line1"].shape == () and float(got["line1"]) == 11.107
+    assert got["line2"].tolist() == [0.665, 0.245, 0.09]
+    assert float(got["line4"]) == -0.03
 
 
 def test_examples_are_not_the_projects_claims() -> None:

@@ -63,6 +63,17 @@ def checks_of(text: str) -> list[str]:
     ("$3 \\cdot 4 = 12$ 。", "v1 * v2"),
     ("$\\frac{3}{4} = 0.75$ 。", "v1 / v2"),
     ("$$\n\\begin{aligned}\nM &= 2 \\times 3 \\\\\n  &= 6\n\\end{aligned}\n$$", "v1 * v2"),
+    ("$\\sigma(0.5) = 0.6225$ 。", "1 / (1 + exp(-(v1)))"),  # σ(x) is the sigmoid
+    ("份额 $1 / 4 = 25.0\\%$ 。", "(v1 / v2) * 100"),  # LaTeX \% outside the literal
+    ("$2 \\times 3 + (-1) \\times 4 = 6 - 4$ 。", "-(v3 * v4)"),  # the sign moved out
+    ("| p | -ln p |\n|---|---|\n| 0.5 | 0.6931 |\n| 0.25 | 1.3863 |\n| 0.1 | 2.3026 |",
+     "(-ln(v1))"),  # a table column computed from its row
+    ("| x | x² |\n|---|---|\n| -3.0 | 9.0 |\n| 1.5 | 2.25 |", "v1 ^ 2"),
+    ("一共 $2362368$ 个参数，约 236 万。", "v1"),  # restated, rounded, in 万
+    ("the total is 0.272321, about 0.27 in all.", "v1"),
+    ("取值 $[1.0, 3.0, 8.0]$，平均值为 4.0。", "mean(v1)"),
+    ("取值 [2, 4, 6, 9] 的方差为 6.6875。", "var(v1)"),
+    ("the list [2, 4, 6, 9] has standard deviation 2.586.", "sqrt(var(v1))"),
 ])
 def test_each_pattern_family_is_inferred_and_verified(tmp_path, monkeypatch, capsys, line,
                                                        check):
@@ -91,6 +102,12 @@ def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, mo
     "一半 0.5 (2 + 4) = 4。",  # a product the note leaves implicit
     "常用对数 log(100) = 2。",  # log is read as ln: a base-10 note is never pinned
     "学习率在 1 ~ 100 之间，环境 torch 2.13.0。",
+    "$\\sigma(0.5) = 0.7$ 。",  # σ is a reading: a wrong value is never pinned
+    "| a | b |\n|---|---|\n| 2 | 5 |\n| 3 | 7 |",  # no column computes another
+    "| n | m |\n|---|---|\n| 2 | 4 |\n| 3 | 10 |",  # x² in one row only: not a rule
+    "共 524288 字节，约 0.5 MB。",  # another unit: not verified, so not kept
+    "样本 [1, 2, 3, 4] 的方差为 1.667。",  # the sample variance: var is the population's
+    "第 3 个 token 贡献了 $2.3026 / 4.6051 = 40.0\\%$ 的损失。",  # \% read: 50.0 vs 0.5
 ])
 def test_ambiguous_or_explained_patterns_write_nothing(tmp_path, monkeypatch, line):
     assert infer(tmp_path, monkeypatch, f"1.1 例子\n{line}\n") == ""
@@ -164,3 +181,69 @@ def test_names_defined_earlier_in_the_section_are_read_through_definition_claims
     assert "uses:" in text and "@" in text and "known:" not in text
     capsys.readouterr()
     assert main(["check"]) == 0
+
+
+@pytest.mark.parametrize("note, old, new", [
+    ("1.1 例子\n| p | -ln p |\n|---|---|\n| 0.5 | 0.6931 |\n| 0.25 | 1.3863 |\n", "1.3863",
+     "1.3763"),
+    ("1.1 例子\n一共 $2362368$ 个参数，约 236 万。\n", "236 万", "246 万"),
+    ("1.1 例子\n$out = \\sigma(1.152257) = 0.759923$\n", "0.759923", "0.759823"),
+])
+def test_inferred_table_restated_and_sigmoid_claims_catch_a_later_edit(
+        tmp_path, monkeypatch, capsys, note, old, new):
+    """Written while the note is right, these claims fail when a printed value is edited."""
+    text = infer(tmp_path, monkeypatch, note)
+    assert "check:" in text, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(note.replace(old, new), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "discrepancy" in capsys.readouterr().out
+
+
+def test_an_array_printed_again_is_checked_against_its_first_print(tmp_path, monkeypatch,
+                                                                   capsys):
+    note = "1.1 例子\n算得 $z = [1.25, 1.57, 2.5]$。\n\n1.2 回顾\n所以输出是 [1.25, 1.57, 2.5]。\n"
+    text = infer(tmp_path, monkeypatch, note)
+    assert "uses:" in text and "kind: given" in text, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(note.replace("所以输出是 [1.25, 1.57, 2.5]", "所以输出是 [1.25, 1.75, 2.5]"),
+                    encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "n.txt:5:" in capsys.readouterr().out
+
+
+def test_short_arrays_printed_again_are_not_read_as_copies(tmp_path, monkeypatch):
+    assert infer(tmp_path, monkeypatch, "1.1 例子\n先 [1, 0]，后来又是 [1, 0]。\n") == ""
+
+
+SUBSTITUTED = ("# Setup\n\nInputs $i_1 = 0.1$, $i_2 = 0.5$.\n\n| weight | value |\n|---|---|\n"
+               "| $w_1$ | 0.2 |\n| $w_2$ | 0.3 |\n\n# Forward\n\n$$\n\\begin{aligned}\n"
+               "net &= w_1 i_1 + w_2 i_2 \\\\\n    &= 0.2 \\times 0.1 + 0.3 \\times 0.5 \\\\\n"
+               "    &= 0.17\n\\end{aligned}\n$$\n")
+
+
+def test_values_put_into_a_symbolic_row_are_checked_against_their_definitions(
+        tmp_path, monkeypatch, capsys):
+    """``w_1 i_1 + …`` then ``0.2 × 0.1 + …``: each number is the one defined for its name
+    (by ``i_1 = 0.1`` or a table row); an edited definition is then a discrepancy."""
+    text = infer(tmp_path, monkeypatch, SUBSTITUTED)
+    assert text.count("kind: given") == 4, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(SUBSTITUTED.replace("| $w_2$ | 0.3 |", "| $w_2$ | 0.4 |"),
+                    encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "discrepancy" in capsys.readouterr().out
+
+
+def test_a_symbolic_row_of_another_shape_is_not_read(tmp_path, monkeypatch):
+    note = SUBSTITUTED.replace("0.3 \\times 0.5 \\\\", "0.3 \\times 0.5 + 0 \\\\")
+    assert "kind: given" not in infer(tmp_path, monkeypatch, note)

@@ -4,7 +4,8 @@ Pipeline, one module per step:
 
 * :mod:`.tokens` -- the note's literals (coverage's exclusion rules applied, URLs
   skipped), printed vectors and matrices, operators, relations, functions;
-* :mod:`.chains`, :mod:`.aggregates` -- the pattern families, each proposing
+* :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
+  :mod:`.substitute` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -25,6 +26,9 @@ from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.restate import repeat_candidates, restate_candidates
+from verifiers.infer.substitute import substitution_candidates
+from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.run import RunResult
 
@@ -76,7 +80,9 @@ def infer(result: RunResult, note_name: str) -> Inference:
         return -1 if found is None else keys[found.start]
 
     candidates += chain_candidates(note.text, tokens, uncovered, section_of)
-    for family in (aggregate_candidates, percent_candidates):
+    candidates += substitution_candidates(note.text, tokens, uncovered, section_of)
+    for family in (aggregate_candidates, percent_candidates, table_candidates,
+                   restate_candidates, repeat_candidates):
         candidates += family(note.text, tokens, uncovered)
     candidates = merge_by_lines(note, candidates)
     existing = {c.id for c in result.claims}

@@ -1,6 +1,7 @@
 """Pattern families said in words: sums and means of printed lists, shares of a total.
 
-* ``[2.31, 1.87, 1.42] 的总和为 5.60`` / ``平均`` / ``mean`` -> ``r = sum(v)`` / ``mean(v)``;
+* ``[2.31, 1.87, 1.42] 的总和为 5.60`` / ``平均`` / ``mean`` / ``方差`` / ``标准差`` ->
+  ``r = sum(v)`` / ``mean(v)`` / ``var(v)`` / ``sqrt(var(v))``;
 * ``一共 1200 个参数，其中 … 480 个，占 40%`` -> ``p = part / total``.
 
 Words can be misread (``和`` is also "and"), so every check of these families
@@ -17,10 +18,19 @@ from verifiers.infer.tokens import NUM, VAL, Token
 __all__ = ["aggregate_candidates", "percent_candidates"]
 
 _AGG_RE = re.compile(
-    r"[\s$]*(?:的)?\s*(总和|之和|合计|sum|平均值|平均数|平均|均值|mean)\s*"
-    r"(?:为|是|=|：|:|约为|≈|is)?[\s$]*")
+    r"[\s$]*(?:[,，]\s*)?(?:它的|其|的|with\s+(?:a\s+)?|has\s+(?:a\s+)?|whose\s+|of\s+)?\s*"
+    r"(总和|之和|合计|sum|total|平均值|平均数|平均|均值|mean|average|方差|variance|标准差|"
+    r"standard deviation|std)\s*"
+    r"(?:为|是|=|：|:|约为|≈|is|of)?[\s$]*")
 _TOTAL_RE = re.compile(r"(?:一共|总共|共计|合计|总计|总数|共)(?:有|是|为)?[\s$]*")
 _SHARE_RE = re.compile(r"占(?:比)?(?:了|约)?[\s$]*")
+
+#: The word -> the aggregate (population variance, as ``var`` computes; a note meaning the
+#: sample variance is not verified, so nothing is written).
+_FUNCS = {"总和": "sum", "之和": "sum", "合计": "sum", "sum": "sum", "total": "sum",
+          "方差": "var", "variance": "var", "标准差": "std", "standard deviation": "std",
+          "std": "std"}
+
 
 def aggregate_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
     """``<vector> 的总和为 <number>`` and its mean, ``sum``, ``mean`` spellings."""
@@ -35,9 +45,10 @@ def aggregate_candidates(text: str, tokens: list[Token], uncovered: set[int]) ->
         r = values.get(m.end())
         if r is None or r.kind != NUM or r.start not in uncovered:
             continue
-        func = "sum" if m.group(1) in ("总和", "之和", "合计", "sum") else "mean"
+        func = _FUNCS.get(m.group(1), "mean")
+        expr = "sqrt(var(v))" if func == "std" else f"{func}(v)"
         out.append(Candidate("aggregate", f"inferred: {func} of the printed list",
-                             {"v": t, "r": r}, [Check("r", f"{func}(v)", False)]))
+                             {"v": t, "r": r}, [Check("r", expr, False)]))
     return out
 
 

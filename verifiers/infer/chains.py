@@ -95,6 +95,19 @@ def _glued_after(text: str, at: int) -> bool:
     return at < len(text) and (text[at].isascii() and (text[at].isalnum() or text[at] in "_([^"))
 
 
+def _percent_end(text: str, at: int) -> int:
+    """After a LaTeX ``\\%`` that follows a value (``50.0\\%``), else ``at``."""
+    k = at
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    return k + 2 if text.startswith("\\%", k) else at
+
+
+def _percent(text: str, tok: Token, expr: str) -> str:
+    """A value printed with LaTeX ``\\%`` (not part of the literal) is a hundredth."""
+    return f"({expr}) * 100" if _percent_end(text, tok.end) != tok.end else expr
+
+
 Definition = tuple[str, int, int, Token]  # name, section key, offset, the defined value
 
 
@@ -177,16 +190,21 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
             if lone.start not in uncovered or (left.lone is None and left.ops == 0):
                 continue
             plain = rel.text == "=" and left.ops > 0 and one_line and not left.implicit \
-                and not _word_after(text, lone.end)
-            cand.checks.append(Check(name[lone.start], left.text, plain))
-        elif len(left.terms) == len(right.terms) > 1 and left.signs == right.signs \
+                and not _word_after(text, _percent_end(text, lone.end))
+            cand.checks.append(Check(name[lone.start], _percent(text, lone, left.text), plain))
+        elif len(left.terms) == len(right.terms) > 1 and left.signs[0] == right.signs[0] \
                 and all(t.lone is not None for t in right.terms) \
                 and any(t.ops for t in left.terms):
             plain = rel.text == "=" and one_line and not left.implicit
-            for lt, rt in zip(left.terms, right.terms, strict=True):
+            for lt, rt, ls, rs in zip(left.terms, right.terms, left.signs, right.signs,
+                                      strict=True):
                 tok = rt.lone
                 if tok is not None and tok.start in uncovered:
-                    cand.checks.append(Check(name[tok.start], lt.text, plain and lt.ops > 0))
+                    # `+ (-0.04) × 0.3` printed as `- 0.012`: the term's sign moved out;
+                    # such a reading is kept only when verified
+                    expr = lt.text if ls == rs else f"-({lt.text})"
+                    cand.checks.append(Check(name[tok.start], expr,
+                                             plain and lt.ops > 0 and ls == rs))
     if not cand.checks:
         return None
     cand.holes = {name[t.start]: t for t in values}

@@ -190,8 +190,9 @@ class _Parser:
             arg = self.group() if self.peek(LP) else self.power()
             shape = arg.shape if t.text in ("softmax", "exp", "ln", "log", "sqrt") else "scalar"
             func = "ln" if t.text == "log" else t.text  # the notes' log is natural (lesson 1, §0)
-            if func == "sigmoid":
-                return Expr(f"1 / (1 + exp(-({arg.text})))", arg.values, arg.ops + 1, shape)
+            if func in ("sigmoid", "sigma"):  # σ(x) is a reading: kept verified, never pinned
+                return Expr(f"1 / (1 + exp(-({arg.text})))", arg.values, arg.ops + 1, shape,
+                            implicit=func == "sigma" or arg.implicit)
             body = arg.text[1:-1] if arg.text.startswith("(") and arg.text.endswith(")") \
                 and _balanced(arg.text[1:-1]) else arg.text
             # ``log`` is read as ln, the notes' convention; a note meaning base 10 would

@@ -42,6 +42,9 @@ _OPS = [("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("·", "*"), ("⋅", "*"
 _FUNC_RE = re.compile(
     r"(?:\\operatorname\{|\\mathrm\{|\\)?"
     r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean)\}?(?![A-Za-z])")
+# ``\sigma(x)`` applied to a bracket is the logistic sigmoid in ML notes (a bare
+# ``\sigma`` or ``\sigma^2`` is a standard deviation: not a function).
+_SIGMA_RE = re.compile(r"\\sigma(?=\s*(?:\\left)?\()|σ(?=\()")
 _FRAC_RE = re.compile(r"\\[dt]?frac(?![A-Za-z])")
 # A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``): what
 # a note defines with ``x = (2, 1)`` and computes with later (``k1`` too). Words are prose.
@@ -118,6 +121,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     m = _NAME_RE.match(text, i, end)
     if m and not (before.isascii() and (before.isalnum() or before in "\\_")):
         return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
+    m = _SIGMA_RE.match(text, i, end)
+    if m:
+        return Token(FUNC, "sigma", i, m.end())
     m = _FUNC_RE.match(text, i, end)
     if m and not (before.isalpha() and before.isascii()):
         return Token(FUNC, m.group(1), i, m.end())

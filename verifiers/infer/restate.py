@@ -1,0 +1,70 @@
+"""Pattern family: a value restated, rounded or in other units, right after it is printed.
+
+``… = 2362368 个参数，约 236 万``, ``e^{1.1513} ≈ 3.162, about 3 choices``: the second
+value is the first, rounded. The reading is a guess (``about 0.5 MB`` after a count in
+bytes is another quantity), so the check is ambiguous: kept only when the engine
+verifies it, never pinned.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.infer.candidate import Candidate, Check
+from verifiers.infer.tokens import NUM, VAL, Token
+
+__all__ = ["repeat_candidates", "restate_candidates"]
+
+_ABOUT_RE = re.compile(r"(?:约为|约合|大约|约|approximately|roughly|about|around|≈|~|\\approx)"
+                       r"[\s$]*$")
+MAX_GAP = 16  # characters between the value and "about": a few words at most
+MIN_REPEAT = 3  # numbers in an array printed again
+
+
+def restate_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
+    """``<value> … 约 <value>`` within one line, the second checked against the first."""
+    nums = [t for t in tokens if t.kind == NUM]
+    out = []
+    for prev, r in zip(nums, nums[1:], strict=False):
+        if r.start not in uncovered:
+            continue
+        between = text[prev.end:r.start]
+        m = _ABOUT_RE.search(between)
+        if m is None or "\n" in between or m.start() > MAX_GAP:
+            continue
+        out.append(Candidate("restate", "inferred: a value restated, rounded",
+                             {"v": prev, "r": r}, [Check("r", "v", False)]))
+    return out
+
+
+def _numbers(tok: Token) -> tuple[float, ...] | None:
+    from verifiers.holes import read_value
+
+    try:
+        p = read_value(tok.text, tok.start)
+    except Exception:  # noqa: BLE001 - not a printed array: nothing to compare
+        return None
+    return tuple(float(n.value) for n in p.numbers)
+
+
+def repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
+    """A vector or matrix printed again (``So z = [0.755, 0.335]`` after computing it, a row of
+    an earlier table restated): the copy is checked against its first print, read through a
+    definition claim. Only arrays of at least :data:`MIN_REPEAT` numbers: a coincidence of
+    that many digits is not a reading; kept only when verified."""
+    first: dict[tuple[float, ...], Token] = {}
+    out = []
+    for tok in tokens:
+        if tok.kind != VAL or tok.shape not in ("vector", "matrix"):
+            continue
+        key = _numbers(tok)
+        if key is None or len(key) < MIN_REPEAT:
+            continue
+        if key not in first:
+            first[key] = tok
+            continue
+        if tok.start in uncovered:
+            local = f"u{first[key].start}"
+            out.append(Candidate("restate", "inferred: an array printed again, as first printed",
+                                 {"r": tok}, [Check("r", local, False)], {local: first[key]}))
+    return out
