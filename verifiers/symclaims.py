@@ -1050,7 +1050,7 @@ def _chain_text(sides: list[str], relations: list[str]) -> list[str]:
 
 
 _DIM = r"(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\d+)"
-_SHAPE = rf"\s*({_DIM})\s*\\times\s*({_DIM})\s*"
+_SHAPE = rf"\s*({_DIM})\s*(?:\\times|×)\s*({_DIM})\s*"  # × as printed in plain text
 _SHAPE_FACTOR = re.compile(rf"\({_SHAPE}\)")
 _SHAPE_SIDE = re.compile(rf"(?:\s*\({_SHAPE}\)\s*)+|{_SHAPE}")
 

@@ -1,0 +1,36 @@
+"""Formulas the reader could not read (issue 12 item 4), each read now and each with a
+planted wrong formula that fails: a good line verifies, its edited twin is a discrepancy."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_engine import check, project
+
+# name: (good line, planted wrong line, quote with the hole, extra claim keys)
+LINES: dict[str, tuple[str, str, str, str]] = {
+    "unicode-shape": (  # l1's §4 banner: the product of shapes printed with ×
+        "(n×d)(d×m) → n×m", "(n×d)(e×m) → n×m", "{p}：⟪F⟫", ""),
+}
+
+
+def reader_project(tmp_path, names):
+    note, claims = [], ["note: n.txt", "claims:"]
+    for name in names:
+        good, bad, text, extra = LINES[name]
+        for prefix, line in ((f"{name}-ok", good), (f"{name}-bad", bad)):
+            note.append(f"{prefix}：{line}")
+            claims += [f"  - id: {prefix}", "    kind: symbolic",
+                       f"    text: |\n      {text.format(p=prefix)}"]
+            if extra:
+                claims.append("    " + extra)
+    return project(tmp_path, "\n".join(claims) + "\n", "\n".join(note) + "\n")
+
+
+@pytest.mark.parametrize("name", sorted(LINES))
+def test_the_formula_is_read_and_a_planted_error_fails(tmp_path, capsys, name):
+    _, out, data = check(reader_project(tmp_path, [name]), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    ok, bad = by_id[f"{name}-ok"], by_id[f"{name}-bad"]
+    assert ok["status"] == "verified", (name, ok["message"], out)
+    assert bad["status"] == "discrepancy", (name, bad["message"], out)
