@@ -11,6 +11,14 @@ from tests.test_engine import check, project
 LINES: dict[str, tuple[str, str, str, str]] = {
     "unicode-shape": (  # l1's §4 banner: the product of shapes printed with ×
         "(n×d)(d×m) → n×m", "(n×d)(e×m) → n×m", "{p}：⟪F⟫", ""),
+    "tuple-dot": (  # aat 3.1: q · k_j of two printed tuples, term by term
+        "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = 1 \\times (- 1) + 0 \\times 2 = - 1$",
+        "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = 1 \\times (- 1) + 0 \\times 2 = 1$",
+        "{p}：$⟪Q⟫$，$⟪K⟫$，$⟪D⟫$", "define: {q: Q, k: K}"),
+    "tuple-dot-lengths": (  # two lengths have no dot product: refused, never a pass
+        "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = - 1$",
+        "$q = (1, 0)$，$k = (- 1, 2, 0)$，$q \\cdot k = - 1$",
+        "{p}：$⟪Q⟫$，$⟪K⟫$，$⟪D⟫$", "define: {q: Q, k: K}"),
 }
 
 

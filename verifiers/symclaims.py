@@ -72,6 +72,7 @@ from verifiers.symbolic import (
     run_streaming,
     variance,
 )
+from verifiers.vecdot import dot_products
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
@@ -615,6 +616,7 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
     if subs.instance is not None:
         return _check_matrix_chain(claim, note, printed, label, sides, relations, exprs,
                                    subs.instance)
+    exprs = [dot_products(e) for e in exprs]  # q \cdot k_{1} of two tuples: a number
     if any(isinstance(e, sympy.Tuple) or e.has(_VEC) for e in exprs):  # (2, 0) + (0, 2)
         try:
             exprs = _vectors(exprs)
