@@ -15,6 +15,14 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = 1 \\times (- 1) + 0 \\times 2 = - 1$",
         "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = 1 \\times (- 1) + 0 \\times 2 = 1$",
         "{p}：$⟪Q⟫$，$⟪K⟫$，$⟪D⟫$", "define: {q: Q, k: K}"),
+    "approx-tuple": (  # aat 13.3: each element within half a unit of its own last digit
+        "$(\\frac{e}{e + 1}, \\frac{1}{e + 1}) \\approx (0.731059, 0.27)$",
+        "$(\\frac{e}{e + 1}, \\frac{1}{e + 1}) \\approx (0.731059, 0.268949)$",
+        "{p}：$⟪P⟫$", ""),
+    "approx-tuple-digit": (  # a wrong rounding in the 6th decimal of the first element
+        "$(\\frac{e}{e + 1}, \\frac{1}{e + 1}) \\approx (0.731059, 0.268941)$",
+        "$(\\frac{e}{e + 1}, \\frac{1}{e + 1}) \\approx (0.731058, 0.268941)$",
+        "{p}：$⟪P⟫$", ""),
     "tuple-dot-lengths": (  # two lengths have no dot product: refused, never a pass
         "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = - 1$",
         "$q = (1, 0)$，$k = (- 1, 2, 0)$，$q \\cdot k = - 1$",

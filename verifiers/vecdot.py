@@ -6,16 +6,25 @@ one length (``\\cdot`` or juxtaposed, also ``q^{2}`` after ``k_{1}`` became ``q`
 dot product, a number: so ``q \\cdot k_{1} = 1 \\times 1 + 0 \\times 0 = 1`` is read. Two
 vectors of different lengths, or three in one product, stay as they are and are refused by
 the chain ("only linear combinations of vectors are read"), never guessed.
+
+A step ``≈`` between two vectors whose right side is a printed tuple is compared component
+by component, each within half a unit of its element's last printed digit (not at the
+relative 1e-6 that a combined comparison would use).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Callable
 from typing import Any
 
 import sympy
 from sympy.core.function import AppliedUndef
 
-__all__ = ["dot_products"]
+from verifiers.symbolic import StepVerdict
+
+__all__ = ["check_components", "dot_products", "tuple_tolerances"]
 
 
 def _is_vec(x: Any) -> bool:
@@ -43,3 +52,36 @@ def dot_products(expr: Any) -> Any:
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Function("vec")):
         return expr
     return expr.replace(lambda x: isinstance(x, (sympy.Pow, sympy.Mul)), _rewrite)
+
+
+_NUMBER = re.compile(r"\s*[-−]?\s*\d+(?:\.(\d+))?\s*\Z")
+
+
+def tuple_tolerances(side: str) -> list[float | None] | None:
+    """Half a unit of the last printed digit of each element of a printed tuple
+    ``(0.731059, - 0.731059)`` (None for an element that is not a plain number); None when
+    the side is no tuple."""
+    text = side.strip().rstrip(".").strip()
+    if not (text.startswith("(") and text.endswith(")")) or "(" in text[1:-1]:
+        return None
+    out: list[float | None] = []
+    for element in text[1:-1].split(","):
+        m = _NUMBER.match(element)
+        out.append(None if m is None else 0.5 * 10.0 ** -len(m.group(1) or ""))
+    return out
+
+
+def check_components(lhs: list[Any], rhs: list[Any], side: str,
+                     check: Callable[[Any, Any, float | None], StepVerdict]) -> StepVerdict:
+    """``u ≈ (0.731059, 0.268941)`` component by component, each within the precision its
+    element is printed with. The first component that fails is the step's verdict (its
+    detail names the component); else the last one that passed."""
+    tolerances = tuple_tolerances(side) or []
+    verdict = None
+    for j, (a, b) in enumerate(zip(lhs, rhs, strict=True)):
+        tol = tolerances[j] if j < len(tolerances) else None
+        verdict = check(a, b, tol)
+        if not verdict.passed:
+            return dataclasses.replace(verdict, detail=f"component {j + 1}: {verdict.detail}")
+    assert verdict is not None
+    return verdict
