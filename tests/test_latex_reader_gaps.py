@@ -23,6 +23,10 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         "$(\\frac{e}{e + 1}, \\frac{1}{e + 1}) \\approx (0.731059, 0.268941)$",
         "$(\\frac{e}{e + 1}, \\frac{1}{e + 1}) \\approx (0.731058, 0.268941)$",
         "{p}：$⟪P⟫$", ""),
+    "softmax-tuple": (  # aat 5.5: softmax of a tuple of scores is a vector of weights
+        "$s = (\\ln 2, 0, 0)$，$softmax (s) = (\\frac{1}{2}, \\frac{1}{4}, \\frac{1}{4})$",
+        "$s = (\\ln 2, 0, 0)$，$softmax (s) = (\\frac{1}{3}, \\frac{1}{3}, \\frac{1}{3})$",
+        "{p}：$⟪S⟫$，$⟪A⟫$", "define: {s: S}\n    functions: [softmax]"),
     "tuple-dot-lengths": (  # two lengths have no dot product: refused, never a pass
         "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = - 1$",
         "$q = (1, 0)$，$k = (- 1, 2, 0)$，$q \\cdot k = - 1$",

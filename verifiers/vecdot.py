@@ -6,6 +6,7 @@ one length (``\\cdot`` or juxtaposed, also ``q^{2}`` after ``k_{1}`` became ``q`
 dot product, a number: so ``q \\cdot k_{1} = 1 \\times 1 + 0 \\times 0 = 1`` is read. Two
 vectors of different lengths, or three in one product, stay as they are and are refused by
 the chain ("only linear combinations of vectors are read"), never guessed.
+``softmax`` of a vector (``a = softmax (s)``, s a tuple) is the vector of its Softmax values.
 
 A step ``≈`` between two vectors whose right side is a printed tuple is compared component
 by component, each within half a unit of its element's last printed digit (not at the
@@ -46,10 +47,26 @@ def _rewrite(x: Any) -> Any:
     return x
 
 
+def _softmax(x: Any) -> Any:
+    arg = x.args[0]
+    exps = [sympy.exp(c) for c in arg.args]
+    total = sympy.Add(*exps)
+    return sympy.Function("vec")(*(e / total for e in exps))
+
+
+def _is_softmax_of_vector(x: Any) -> bool:
+    return (isinstance(x, AppliedUndef) and x.func.__name__ == "softmax" and len(x.args) == 1
+            and (_is_vec(x.args[0]) or isinstance(x.args[0], sympy.Tuple)))
+
+
 def dot_products(expr: Any) -> Any:
-    """``expr`` with every product of two vectors of one length replaced by their dot
+    """``expr`` with ``softmax`` of a vector written out (``e^{s_i} / Σ_j e^{s_j}`` for each
+    component) and every product of two vectors of one length replaced by their dot
     product (innermost first)."""
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Function("vec")):
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    expr = expr.replace(_is_softmax_of_vector, _softmax)
+    if not expr.has(sympy.Function("vec")):
         return expr
     return expr.replace(lambda x: isinstance(x, (sympy.Pow, sympy.Mul)), _rewrite)
 
