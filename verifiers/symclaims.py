@@ -24,6 +24,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import DeadlineExceeded, can_bound, deadline, remaining
+from verifiers.fprimes import function_primes
 from verifiers.holes import Match
 from verifiers.indices import (
     IndexError_,
@@ -616,7 +617,7 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
     if subs.instance is not None:
         return _check_matrix_chain(claim, note, printed, label, sides, relations, exprs,
                                    subs.instance)
-    exprs = [dot_products(e) for e in exprs]  # q \cdot k_{1} of two tuples: a number
+    exprs = [dot_products(function_primes(e)) for e in exprs]  # f^{'} (w); q \cdot k_{1}
     parts = None  # the components of vector sides, for ≈ at each element's printed precision
     if any(isinstance(e, sympy.Tuple) or e.has(_VEC) for e in exprs):  # (2, 0) + (0, 2)
         try:
