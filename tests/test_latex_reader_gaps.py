@@ -31,6 +31,16 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         "$L = f (w)$，$f^{'} (w) = \\frac{d L}{d w}$",
         "$L = f (w)$，$f^{'} (w) = 2 \\frac{d L}{d w}$",
         "{p}：$⟪L⟫$，$⟪F⟫$", "define: {L: L}\n    functions: [f]"),
+    "attention-call": (  # aat 6.2: Attention (Q, K, V) called as defined, on matrices
+        "$A = softmax (\\frac{Q K^{T}}{\\sqrt{d_{k}}})$，$Z = A V$，整个过程合并："
+        "$Attention (Q, K, V) = softmax (\\frac{Q K^{T}}{\\sqrt{d_{k}}}) V$",
+        "$A = softmax (\\frac{Q K^{T}}{\\sqrt{d_{k}}})$，$Z = A V$，整个过程合并："
+        "$Attention (Q, K, V) = softmax (Q K^{T}) V$",
+        "{p}：$⟪A⟫$，$⟪Z⟫$，⟪M⟫：$⟪F⟫$",
+        "define: {A: A, Z: Z, Attention: M}\n    functions: [Attention]\n"
+        "    matrices: {Q: [2, 2], K: [2, 2], V: [2, 2], A: [2, 2], Z: [2, 2]}\n"
+        "    assume: {positive: [d_k]}\n"
+        "    restate: {M: {as: 'Attention (Q, K, V) = Z', reason: the merge in words}}"),
     "tuple-dot-lengths": (  # two lengths have no dot product: refused, never a pass
         "$q = (1, 0)$，$k = (- 1, 2)$，$q \\cdot k = - 1$",
         "$q = (1, 0)$，$k = (- 1, 2, 0)$，$q \\cdot k = - 1$",
