@@ -396,6 +396,8 @@ class MatrixInstance:
         args = [self.instantiate(a, stop, env) for a in expr.args]
         if name in self.functions:
             params, body = self.functions[name]
+            if tuple(expr.args) == tuple(params):  # Attention (Q, K, V) called as defined
+                return self.instantiate(body, stop, env)
             if len(params) != len(args) or any(isinstance(a, sympy.MatrixBase) for a in args):
                 raise MatrixError(f"{expr}: {name} takes {len(params)} scalar argument(s)")
             return self.instantiate(body.xreplace(dict(zip(params, args, strict=True))),

@@ -4,7 +4,9 @@ The items come from :mod:`verifiers.meaning`. An item is
 
 * ``covered`` when its span overlaps the matched quote of a claim that checks something
   (a ``check``, a model ``run``, a symbolic formula, a property's law): whatever its
-  holes are (numbers, ``⟪formula⟫``, words), the claim reads the quoted text;
+  holes are (numbers, ``⟪formula⟫``, words), the claim reads the quoted text; or when it
+  overlaps a hole of a claim of inputs (``kind: given``) that a checking claim uses --
+  the rule of the numbers' coverage: a given covers only what feeds a check;
 * ``waived`` when it overlaps the matched quote of a waiver that names its kind
   (``waives: [formulas]``), with the waiver's reason;
 * ``uncovered`` otherwise.
@@ -106,6 +108,19 @@ def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
     return spans
 
 
+def _used_hole_spans(note: Note, claim: Claim,
+                     used: set[tuple[str, str]]) -> list[tuple[int, int]]:
+    """The printed holes of a claim of inputs that a checking claim uses (none else)."""
+    if not any(cid == claim.id for cid, _ in used):
+        return []
+    match = _match(note, claim.text, claim.section, claim.near, claim.after)
+    if match is None:
+        return []
+    holes = [*match.values.items(), *match.formulas.items()]
+    return [(printed.start, printed.end) for key, printed in holes
+            if (claim.id, key.split("[")[0]) in used]
+
+
 def find_items(note: Note) -> dict[str, list[Item]]:
     """Every formula, statement and procedure of a note (procedures kept inside sections)."""
     headings = [s.start for s in note.sections]
@@ -120,9 +135,15 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     """Classify the items of one note against the run's claims and waivers."""
     note = result.notes[name]
     claim_spans = []
+    used = {(u.claim_id, u.hole) for c in result.claims if _checks(c) and not c.problems
+            for u in c.uses.values()}
     for claim in result.claims:
-        if claim.note == name and not claim.problems and _checks(claim):
+        if claim.note != name or claim.problems:
+            continue
+        if _checks(claim):
             claim_spans.extend(_quote_spans(note, claim))
+        else:
+            claim_spans.extend(_used_hole_spans(note, claim, used))
     covering = _Spans(claim_spans)
     waivers = []
     for waiver in result.waivers:

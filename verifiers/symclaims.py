@@ -24,6 +24,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import DeadlineExceeded, can_bound, deadline, remaining
+from verifiers.fprimes import function_primes
 from verifiers.holes import Match
 from verifiers.indices import (
     IndexError_,
@@ -72,6 +73,7 @@ from verifiers.symbolic import (
     run_streaming,
     variance,
 )
+from verifiers.vecdot import check_components, dot_products
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
@@ -625,8 +627,11 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
     if subs.instance is not None:
         return _check_matrix_chain(claim, note, printed, label, sides, relations, exprs,
                                    subs.instance)
+    exprs = [dot_products(function_primes(e)) for e in exprs]  # f^{'} (w); q \cdot k_{1}
+    parts = None  # the components of vector sides, for ≈ at each element's printed precision
     if any(isinstance(e, sympy.Tuple) or e.has(_VEC) for e in exprs):  # (2, 0) + (0, 2)
         try:
+            parts = [_components(e) for e in exprs]
             exprs = _vectors(exprs)
         except ValueError as err:
             return [_value(note, printed, f"{label}.step{k}", f"{sides[k - 1]} = {sides[k]}",
@@ -644,6 +649,12 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
     for k, relation in enumerate(relations):
         lhs, rhs = exprs[k], exprs[k + 1]
         tolerance = None
+        if relation in ("\\approx", "≈") and parts is not None:
+            steps.append(check_components(  # (a, 1 + c) \approx (0.731059, 1.268941)
+                [_link_indexed(c) for c in parts[k]], [_link_indexed(c) for c in parts[k + 1]],
+                sides[k + 1], lambda a, b, tol, rel=relation, at=k + 1: check_step(
+                    a, b, rel, assume, _step_seconds(claim), tolerance=tol, index=at)))
+            continue
         if relation in ("\\approx", "≈"):
             tolerance = _printed_tolerance(sides[k + 1])
         else:  # "=" with decimals is exact arithmetic on the printed digits
@@ -1060,7 +1071,7 @@ def _chain_text(sides: list[str], relations: list[str]) -> list[str]:
 
 
 _DIM = r"(?:[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|\d+)"
-_SHAPE = rf"\s*({_DIM})\s*\\times\s*({_DIM})\s*"
+_SHAPE = rf"\s*({_DIM})\s*(?:\\times|×)\s*({_DIM})\s*"  # × as printed in plain text
 _SHAPE_FACTOR = re.compile(rf"\({_SHAPE}\)")
 _SHAPE_SIDE = re.compile(rf"(?:\s*\({_SHAPE}\)\s*)+|{_SHAPE}")
 
