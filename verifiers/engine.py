@@ -13,7 +13,6 @@ a cascade of independent-looking errors.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -148,7 +147,7 @@ class Engine:
     def verdict(self, claim_id: str) -> Verdict:
         ev = self.evaluate(claim_id)
         if ev.verdict is None:
-            start = time.monotonic()
+            start = self.budget.clock()
             try:
                 with self.budget.claim(ev.spent):  # symbolic and property work happens here
                     ev.verdict = self._verdict(ev)
@@ -165,7 +164,7 @@ class Engine:
                                                  f"{type(err).__name__}: {err}")
                 ev.verdict = self._verdict(ev)
             finally:
-                ev.spent += time.monotonic() - start
+                ev.spent += self.budget.clock() - start
         return ev.verdict
 
     def evaluate(self, claim_id: str) -> Evaluation:
@@ -234,7 +233,7 @@ class Engine:
         ev = Evaluation(claim)
         if self.budget.run_left() > 0:
             _import_checkers(claim)
-        start = time.monotonic()
+        start = self.budget.clock()
         try:
             with self.budget.claim():
                 self._run(ev)
@@ -252,7 +251,7 @@ class Engine:
                                              f"{type(err).__name__}: {err}")
         finally:
             self.in_progress.discard(claim_id)
-            ev.spent = time.monotonic() - start
+            ev.spent = self.budget.clock() - start
         self.evaluations[claim_id] = ev
         return ev
 
