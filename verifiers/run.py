@@ -197,10 +197,17 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     if heavy < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return {}
     # Claims that bind the same law share one Hypothesis search per process: keep them together.
+    # The model claims go to one process too: importing torch (most of the import floor)
+    # twice cost more than the claims themselves.
     groups: dict[str, list[str]] = {}
     for claim_id in ids:
         claim = by_id[claim_id]
-        key = f"law:{claim.property_name}" if claim.kind == "property" else f"claim:{claim_id}"
+        if claim.kind == "property":
+            key = f"law:{claim.property_name}"
+        elif claim.kind == "model" or claim.run is not None:
+            key = "kind:model"
+        else:
+            key = f"claim:{claim_id}"
         groups.setdefault(key, []).append(claim_id)
 
     def cost(group: list[str]) -> float:
