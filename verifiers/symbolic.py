@@ -63,7 +63,6 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-import pickle
 import random
 import signal
 import time
@@ -460,7 +459,7 @@ def _serve(conn: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
         try:
-            fn, args = pickle.loads(conn.recv_bytes())
+            fn, args = conn.recv()
         except (EOFError, OSError):
             return
         try:
@@ -513,9 +512,18 @@ class _Warm:
 
 
 _warm = _Warm()
-# Finished jobs by content (the pickled function and arguments): an equal step in another
-# claim is decided once per process. Only complete, error-free results are kept.
-_decided: dict[bytes, list[Any]] = {}
+# Finished jobs by content (the function, the time box and the arguments' srepr): an equal
+# step in another claim is decided once per process. Only complete, error-free results
+# are kept, and only for the same time box, so a result never depends on which claims
+# ran before it in the process.
+_decided: dict[str, list[Any]] = {}
+
+
+def _content_key(fn: Callable[..., Any], args: tuple, timeout: float) -> str | None:
+    try:
+        return f"{fn.__module__}.{fn.__qualname__}|{timeout!r}|{sympy.srepr(args)}"
+    except Exception:  # noqa: BLE001 - no key, no reuse
+        return None
 
 
 def _run_streaming(
@@ -527,27 +535,30 @@ def _run_streaming(
     Returns ``(items, finished)``. Results stream one by one so a batch (a matrix
     compared entry by entry) keeps the entries decided before the cut-off.
     """
-    try:
-        job = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # noqa: BLE001 - an argument that does not pickle: a one-shot fork
-        return _run_forked(fn, args, timeout)
-    if job in _decided:
-        return list(_decided[job]), True
+    key = _content_key(fn, args, timeout)
+    if key is not None and key in _decided:
+        return list(_decided[key]), True
     warm = _warm.get()
     if warm is None:
         return _run_forked(fn, args, timeout)
-    reusable = False
     try:
-        warm.conn.send_bytes(job)
-        items, finished, reusable = _collect(warm.conn, warm.proc.pid, timeout)
-    except (OSError, EOFError):  # the worker is gone: a fresh one, once
+        warm.conn.send((fn, args))  # pickled before anything is written
+    except OSError:  # the worker is gone: a fresh process for this job
         warm.stop()
         return _run_forked(fn, args, timeout)
+    except Exception:  # noqa: BLE001 - an argument that does not pickle: fork, which needn't
+        return _run_forked(fn, args, timeout)
+    reusable = False
+    try:
+        items, finished, reusable = _collect(warm.conn, warm.proc.pid, timeout)
+    except (OSError, EOFError):
+        items, finished = [("error", "worker process died")], True
     finally:
         if not reusable:
             warm.stop()
-    if finished and not any(isinstance(i, tuple) and i and i[0] == "error" for i in items):
-        _decided[job] = list(items)
+    if key is not None and finished and not any(
+            isinstance(i, tuple) and i and i[0] == "error" for i in items):
+        _decided[key] = list(items)
     return items, finished
 
 
