@@ -32,6 +32,7 @@ def _section(k: int, rng: random.Random, prefix: str) -> tuple[str, str]:
             f"分数 s = [{', '.join(f'{x:.1f}' for x in s)}]，概率 p = [{probs}]\n")
     cid = f"{prefix}s{k}"
     claims = f"""  - id: {cid}-in
+    kind: given
     section: "{label}"
     text: 输入 a = ⟨a⟩, b = ⟨b⟩
   - id: {cid}-sum
@@ -75,3 +76,23 @@ def write_corpus(root: Path, factor: int, seed: int = 0) -> int:
         (folder / "claims.yaml").write_text(f"note: {name}.txt\nclaims:\n" + "".join(claims),
                                             encoding="utf-8")
     return sections * PER_SECTION
+
+
+def write_large_note(root: Path, lines: int, seed: int = 0) -> tuple[int, int]:
+    """One note of at least ``lines`` lines (the sections above, one after another) and its
+    claims under ``root``; return (lines, claims). Deterministic for a given ``seed``."""
+    rng = random.Random(seed)
+    texts, claims, count, k = [], [], 0, 0
+    while count < lines:
+        text, claim = _section(k, rng, "big")
+        texts.append(text)
+        claims.append(claim)
+        count += text.count("\n")
+        k += 1
+    (root / "notes").mkdir(parents=True, exist_ok=True)
+    (root / "notes" / "large.txt").write_text("".join(texts), encoding="utf-8")
+    folder = root / "claims" / "large"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "claims.yaml").write_text("note: large.txt\nclaims:\n" + "".join(claims),
+                                        encoding="utf-8")
+    return count, k * PER_SECTION

@@ -40,20 +40,6 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(scope="module")
-def real_result(request: pytest.FixtureRequest) -> RunResult:
-    """The run over the real notes (the plugin's session run when it already exists)."""
-    try:
-        from verifiers.plugin import _KEY
-
-        settings = request.config.stash.get(_KEY, None)
-    except ImportError:
-        settings = None
-    if settings is not None and settings.notes == ROOT / "notes" and settings.verdicts():
-        return settings.result
-    return run(ROOT / "notes", ROOT / "claims")
-
-
-@pytest.fixture(scope="module")
 def real_html(real_result: RunResult) -> str:
     return build(real_result)
 

@@ -7,6 +7,10 @@ the claim as an ``error`` whose verdict has ``depends_on_time`` set (never cache
 Once the run's budget is spent, every claim still to evaluate ends at once with
 ``error: the run's budget of N s was spent``.
 
+A claim's budget counts CPU time (:func:`verifiers.deadline.cpu_seconds`, with a wall
+backstop of ``WALL_FACTOR`` times it), so a busy machine does not turn a slow claim into
+an error; the run's budget counts wall time, since it bounds how long CI waits.
+
 Claim files cannot raise a budget: only the command line sets them (``--claim-budget``,
 ``--run-budget``), and a symbolic claim's ``timeout:`` (at most 30 s per step) only
 divides the claim's budget further. Where no deadline can interrupt (not the main
@@ -21,7 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from verifiers.deadline import deadline
+from verifiers.deadline import cpu_seconds, deadline
 
 __all__ = ["CLAIM_SECONDS", "RUN_SECONDS", "Budget", "BudgetExceeded"]
 
@@ -56,18 +60,28 @@ class Budget:
     def run_left(self) -> float:
         return self.started + self.run_seconds - time.monotonic()
 
+    @staticmethod
+    def clock() -> float:
+        """The clock a claim's ``spent`` is counted on (CPU seconds of this process)."""
+        return cpu_seconds()
+
     @contextlib.contextmanager
     def claim(self, spent: float = 0.0) -> Iterator[None]:
-        """The body runs within the claim's budget (less ``spent``) and the run's."""
+        """The body runs within the claim's budget (less ``spent``, in :meth:`clock`
+        seconds) and the run's; the run's wins when both have run out."""
         run_left = self.run_left()
         if run_left <= 0:
             raise BudgetExceeded(self.run_message())
         claim_left = self.claim_seconds - spent
         if claim_left <= 0:
             raise BudgetExceeded(self.claim_message())
-        if math.isinf(claim_left) and math.isinf(run_left):
-            yield
-            return
-        message = self.claim_message() if claim_left <= run_left else self.run_message()
-        with deadline(min(claim_left, run_left), lambda: BudgetExceeded(message)):
+        with contextlib.ExitStack() as stack:
+            if not math.isinf(run_left):
+                run_message = self.run_message()
+                stack.enter_context(deadline(run_left, lambda: BudgetExceeded(run_message),
+                                             clock="wall"))
+            if not math.isinf(claim_left):
+                claim_message = self.claim_message()
+                stack.enter_context(deadline(claim_left,
+                                             lambda: BudgetExceeded(claim_message)))
             yield

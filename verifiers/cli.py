@@ -168,10 +168,12 @@ def github_output(result: RunResult) -> None:
 def check(args: argparse.Namespace) -> int:
     select = compile_keywords(args.keywords) if args.keywords else None
     from verifiers.cache import VerdictCache
+    from verifiers.progress import for_stream
 
     cache = None if args.no_cache else VerdictCache.default_folder()
     result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache,
-                 jobs=max(1, args.jobs), budget=Budget(args.claim_budget, args.run_budget))
+                 jobs=max(1, args.jobs), budget=Budget(args.claim_budget, args.run_budget),
+                 progress=for_stream(sys.stderr, args.format != "github"))
     if args.format == "github":
         github_output(result)
     else:
@@ -330,9 +332,10 @@ def _scaffold_infer(result: RunResult, name: str, claims_dir: Path) -> int:
 
 def report(args: argparse.Namespace) -> int:
     """Write the HTML report; exit 0 once written (``check`` is the gate), 2 on bad input."""
+    from verifiers.progress import for_stream
     from verifiers.report_html import write
 
-    result = run(args.notes, args.claims)
+    result = run(args.notes, args.claims, progress=for_stream(sys.stderr))
     size = write(result, args.out)
     print(summary_line(result))
     print(f"wrote {args.out} ({size} bytes)")

@@ -14,6 +14,15 @@ A deadline interrupts Python code only between bytecodes: a single C call
 (``int.__pow__`` of a ten-million-digit number) runs to its end first. That is
 why the readers bound the *size* of every number before it is computed
 (:mod:`verifiers.latex`, :mod:`verifiers.expr`); the deadline bounds the rest.
+
+Clocks: a deadline counts this process's **CPU time** by default, so a busy machine
+(eight jobs on two cores) stretches the wall time of a step without turning it into a
+timeout: the same claim gets the same verdict on a busy machine and an idle one. A
+CPU deadline still ends in wall time at ``WALL_FACTOR`` times its seconds, so code that
+waits (a sleep, a pipe) cannot hold the gate forever. ``clock="wall"`` counts wall
+time only (the run's budget, which bounds how long CI waits). One real timer serves
+both: it is armed for the soonest moment an expiry *could* be due (CPU time cannot
+run ahead of wall time in one thread), and re-armed when the CPU clock is not there yet.
 """
 
 from __future__ import annotations
@@ -27,7 +36,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["DeadlineExceeded", "can_bound", "deadline", "remaining"]
+__all__ = ["WALL_FACTOR", "DeadlineExceeded", "can_bound", "cpu_seconds", "deadline",
+           "remaining"]
 
 class DeadlineExceeded(TimeoutError):
     """A :func:`deadline` of ``seconds`` ran out."""
@@ -38,13 +48,25 @@ class DeadlineExceeded(TimeoutError):
 
 
 REFIRE = 0.25  # seconds between re-raises while an expired deadline is still open
+WALL_FACTOR = 10.0  # a CPU deadline of s seconds also ends after WALL_FACTOR * s of wall time
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (all threads, user + system): the clock of CPU deadlines."""
+    return time.process_time()
 
 
 class _Open:
-    __slots__ = ("expiry", "error")
+    __slots__ = ("expiry", "cpu_expiry", "error")
 
-    def __init__(self, expiry: float, error: Callable[[], BaseException]) -> None:
-        self.expiry, self.error = expiry, error
+    def __init__(self, expiry: float, cpu_expiry: float | None,
+                 error: Callable[[], BaseException]) -> None:
+        self.expiry, self.cpu_expiry, self.error = expiry, cpu_expiry, error
+
+    def left(self, now: float, cpu: float) -> float:
+        """Seconds before this deadline can be due (CPU seconds for a CPU deadline)."""
+        wall = self.expiry - now
+        return wall if self.cpu_expiry is None else min(wall, self.cpu_expiry - cpu)
 
 
 _open: list[_Open] = []  # the deadlines now open in this process, outermost first
@@ -78,21 +100,22 @@ def remaining() -> float | None:
     """Seconds left before the soonest open deadline expires (None: none is open)."""
     if not _open:
         return None
-    return max(0.0, min(d.expiry for d in _open) - time.monotonic())
+    now, cpu = time.monotonic(), cpu_seconds()
+    return max(0.0, min(d.left(now, cpu) for d in _open))
 
 
 def _arm() -> None:
     if not _open:
         signal.setitimer(signal.ITIMER_REAL, 0)
         return
-    soonest = min(d.expiry for d in _open)
-    signal.setitimer(signal.ITIMER_REAL, max(soonest - time.monotonic(), 1e-4))
+    now, cpu = time.monotonic(), cpu_seconds()
+    signal.setitimer(signal.ITIMER_REAL, max(min(d.left(now, cpu) for d in _open), 1e-4))
 
 
 def _expire(signum: int, frame: Any) -> None:
-    now = time.monotonic()
-    expired = [d for d in _open if d.expiry <= now]
-    if not expired:  # fired early (clock rounding): wait for the soonest
+    now, cpu = time.monotonic(), cpu_seconds()
+    expired = [d for d in _open if d.left(now, cpu) <= 0]
+    if not expired:  # fired early (clock rounding, or CPU time behind wall time): re-arm
         _arm()
         return
     signal.setitimer(signal.ITIMER_REAL, REFIRE)  # again, until the expired one is closed
@@ -102,16 +125,22 @@ def _expire(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
-def deadline(seconds: float,
-             error: Callable[[], BaseException] | None = None) -> Iterator[None]:
+def deadline(seconds: float, error: Callable[[], BaseException] | None = None,
+             clock: str = "cpu") -> Iterator[None]:
     """Raise ``error()`` (default :class:`DeadlineExceeded`, a TimeoutError) in this (main)
-    thread after ``seconds``; a no-op elsewhere."""
+    thread after ``seconds`` of CPU time (or WALL_FACTOR times that of wall time), or of
+    wall time with ``clock="wall"``; a no-op elsewhere."""
     global _previous, _previous_hook
     if not can_bound():
         yield
         return
-    entry = _Open(time.monotonic() + max(seconds, 0.0),
-                  error or (lambda: DeadlineExceeded(seconds)))
+    seconds = max(seconds, 0.0)
+    if clock == "wall":
+        entry = _Open(time.monotonic() + seconds, None,
+                      error or (lambda: DeadlineExceeded(seconds)))
+    else:
+        entry = _Open(time.monotonic() + seconds * WALL_FACTOR, cpu_seconds() + seconds,
+                      error or (lambda: DeadlineExceeded(seconds)))
     if not _open:
         _previous = signal.signal(signal.SIGALRM, _expire)
         _previous_hook, sys.unraisablehook = sys.unraisablehook, _unraisable

@@ -15,7 +15,6 @@ cascade of independent-looking errors.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -155,7 +154,7 @@ class Engine:
     def verdict(self, claim_id: str) -> Verdict:
         ev = self.evaluate(claim_id)
         if ev.verdict is None:
-            start = time.monotonic()
+            start = self.budget.clock()
             try:
                 with self.budget.claim(ev.spent):  # symbolic and property work happens here
                     ev.verdict = self._verdict(ev)
@@ -172,7 +171,7 @@ class Engine:
                                                  f"{type(err).__name__}: {err}")
                 ev.verdict = self._verdict(ev)
             finally:
-                ev.spent += time.monotonic() - start
+                ev.spent += self.budget.clock() - start
         return ev.verdict
 
     def evaluate(self, claim_id: str) -> Evaluation:
@@ -241,7 +240,7 @@ class Engine:
         ev = Evaluation(claim)
         if self.budget.run_left() > 0:
             _import_checkers(claim)
-        start = time.monotonic()
+        start = self.budget.clock()
         try:
             with self.budget.claim():
                 self._run(ev)
@@ -259,7 +258,7 @@ class Engine:
                                              f"{type(err).__name__}: {err}")
         finally:
             self.in_progress.discard(claim_id)
-            ev.spent = time.monotonic() - start
+            ev.spent = self.budget.clock() - start
         self.evaluations[claim_id] = ev
         return ev
 

@@ -21,6 +21,7 @@ from verifiers.files import walk_files
 
 if TYPE_CHECKING:
     from verifiers.changes import Changes
+    from verifiers.progress import Progress
 from verifiers.notes import Note, NoteError, read_note
 from verifiers.schema import Claim, LoadProblem, Waiver, load_claim_file
 from verifiers.verdicts import ERROR, Verdict
@@ -110,7 +111,7 @@ def load_claims(claims_dir: Path, known_notes: set[str],
 def run(
     notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None,
     changed_since: str | None = None, cache: Path | None = None, jobs: int = 1,
-    budget: Budget | None = None,
+    budget: Budget | None = None, progress: Progress | None = None,
 ) -> RunResult:
     """Evaluate every (selected) claim; file-level problems become ``error`` verdicts.
 
@@ -120,7 +121,7 @@ def run(
     claims to evaluate are shared among that many forked workers (each claim's verdict
     depends only on its own inputs, so the split cannot change it). ``budget`` bounds
     each claim's and the whole run's time (:mod:`verifiers.budget`; default 60 s and
-    15 min, counted from here).
+    15 min, counted from here). ``progress`` (a terminal's) hears of each claim.
     """
     budget = budget if budget is not None else Budget()
     lifecycle.children_die_with_parent()
@@ -145,12 +146,20 @@ def run(
     chosen = [c for c in claims if select is None or select(c)]
     found = {c.id: store.get(c.id) for c in chosen} if store is not None else {}
     todo = [c.id for c in chosen if found.get(c.id) is None]
-    fresh = _evaluate_in_parallel(notes, claims, todo, jobs, budget) if jobs > 1 else {}
+    if progress is not None:
+        progress.begin(len(chosen))
+        progress.advance(len(chosen) - len(todo))  # from the cache
+    fresh = (_evaluate_in_parallel(notes, claims, todo, jobs, budget, progress)
+             if jobs > 1 else {})
     for claim in chosen:
         lifecycle.raise_if_interrupted()
         verdict = found.get(claim.id) or fresh.get(claim.id)
         if verdict is None:
+            if progress is not None:
+                progress.running(claim.kind)
             verdict = engine.verdict(claim.id)
+            if progress is not None:
+                progress.advance()
         if store is not None and found.get(claim.id) is None and not verdict.depends_on_time:
             store.put(verdict)
         verdicts.append(verdict)
@@ -161,6 +170,8 @@ def run(
     from verifiers.formulaprintings import reconcile as reconcile_formulas
 
     verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
+    if progress is not None:
+        progress.end()
     return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
 
 
@@ -174,7 +185,8 @@ GRACE = 5.0  # seconds a worker may overrun the run's budget before it is killed
 
 
 def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list[str],
-                          jobs: int, budget: Budget | None = None) -> dict[str, Verdict]:
+                          jobs: int, budget: Budget | None = None,
+                          progress: Progress | None = None) -> dict[str, Verdict]:
     """Verdicts of ``ids`` from ``jobs`` forked workers; {} when it is not worth it.
 
     Workers die with the gate: they are killed when it is interrupted, when one overruns
@@ -189,10 +201,17 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     if heavy < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return {}
     # Claims that bind the same law share one Hypothesis search per process: keep them together.
+    # The model claims go to one process too: importing torch (most of the import floor)
+    # twice cost more than the claims themselves.
     groups: dict[str, list[str]] = {}
     for claim_id in ids:
         claim = by_id[claim_id]
-        key = f"law:{claim.property_name}" if claim.kind == "property" else f"claim:{claim_id}"
+        if claim.kind == "property":
+            key = f"law:{claim.property_name}"
+        elif claim.kind == "model" or claim.run is not None:
+            key = "kind:model"
+        else:
+            key = f"claim:{claim_id}"
         groups.setdefault(key, []).append(claim_id)
 
     def cost(group: list[str]) -> float:
@@ -221,12 +240,15 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
             worker.start()
             send.close()
             workers.append((worker, receive))
-        verdicts = {v.id: v for v in _verdicts(notes, claims, shares[0], budget)}
+        verdicts = {v.id: v for v in _verdicts(notes, claims, shares[0], budget, progress)}
         for _worker, receive in workers:
             left = budget.run_left() + GRACE
             try:
                 if receive.poll(None if math.isinf(left) else max(left, 0.0)):
-                    verdicts.update((v.id, v) for v in receive.recv())
+                    received = receive.recv()
+                    verdicts.update((v.id, v) for v in received)
+                    if progress is not None:
+                        progress.advance(len(received))
             except (EOFError, OSError):
                 pass  # a worker that died: the parent evaluates its claims afterwards
     finally:  # normally they have exited; interrupted or over budget, they are killed
@@ -239,11 +261,18 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
 
 
 def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str],
-              budget: Budget | None = None) -> list[Verdict]:
+              budget: Budget | None = None, progress: Progress | None = None) -> list[Verdict]:
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
     engine = Engine(notes, claims, budget)
-    return [engine.verdict(i) for i in ids]
+    verdicts = []
+    for claim_id in ids:
+        if progress is not None:
+            progress.running(engine.claims[claim_id].kind)
+        verdicts.append(engine.verdict(claim_id))
+        if progress is not None:
+            progress.advance()
+    return verdicts
 
 
 def _evaluate_share(notes: dict[str, Note], claims: list[Claim], ids: list[str],

@@ -18,9 +18,12 @@ How a step is decided, and why in this order:
    ``trigsimp``, ``powsimp``, ``logcombine``/``expand_log`` (forced only when every
    symbol is positive, where forcing is sound). ``simplify`` can run for minutes,
    and a SymPy call cannot be interrupted from a thread, so the attempt runs in a
-   forked process that is killed at the deadline. Only tuples of strings (and, for
-   ``sympy.stats`` evaluation, SymPy objects via pickle) travel back; nothing is
-   ever parsed with ``eval``.
+   forked process that is killed at the deadline. The process is forked once and
+   kept warm for the next step (SymPy's cache with it) until a step runs out of time;
+   the deadline counts its CPU time, so load does not cut a step off. Only our own
+   pickled SymPy arguments go in; only tuples of strings (and, for ``sympy.stats``
+   evaluation, SymPy objects via pickle) travel back; nothing is ever parsed with
+   ``eval``. A step equal to one already decided in this process is not sent again.
 3. **Numeric evidence in-process** when the symbolic attempt neither proves nor
    disproves: both sides are evaluated with ``evalf(subs=..., n=50)`` (no
    ``lambdify``, which ``eval``s generated code) at 30 deterministic random
@@ -59,7 +62,9 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import random
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +76,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
+from verifiers.deadline import WALL_FACTOR
 from verifiers.deadline import deadline as _deadline  # evalf can run unbounded
 
 __all__ = [
@@ -365,6 +371,7 @@ def _tolerance_of(rhs: sympy.Basic) -> float | None:
 
 
 _DONE = "__done__"
+_DIED = "__died__"  # the warm worker failed on a job and exits: a fresh one takes the next
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
@@ -391,37 +398,181 @@ def _worker_main(conn: Any, fn: Callable[..., Iterator[Any]], args: tuple) -> No
 NUMERIC_SECONDS = 10.0  # a bound on the in-process numeric evidence of one step
 
 
+# A step's time box counts the worker's CPU time, read from /proc, so a busy machine does
+# not cut a step off (the same verdict on a busy and an idle machine); WALL_FACTOR times
+# it in wall time ends a worker that waits instead of working. Without /proc: wall time.
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _child_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used; None where /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _collect(recv: Any, pid: int, timeout: float) -> tuple[list[Any], bool, bool]:
+    """Items from a worker until it is done or ``timeout`` CPU seconds of it are spent.
+
+    Returns ``(items, finished, reusable)``: ``reusable`` when the worker finished the job
+    and waits for the next one.
+    """
+    timeout = max(timeout, 0.0)
+    start = time.monotonic()
+    wall_end = start + timeout * WALL_FACTOR
+    cpu0 = _child_cpu(pid)
+    items: list[Any] = []
+    while True:
+        now = time.monotonic()
+        cpu = _child_cpu(pid) if cpu0 is not None else None
+        left = timeout - (cpu - cpu0) if cpu0 is not None and cpu is not None else (
+            start + timeout - now if cpu0 is None else 0.05)  # exited: read what is left
+        left = min(left, wall_end - now)
+        if left <= 0 and not recv.poll(0):
+            return items, False, False
+        if not recv.poll(max(left, 0.0)):
+            continue  # the worker's CPU clock is behind the wall clock: look again
+        try:
+            item = recv.recv()
+        except EOFError:  # the child died (e.g. recursion limit in C code)
+            items.append(("error", "worker process died"))
+            return items, True, False
+        if isinstance(item, str) and item == _DONE:
+            return items, True, True
+        if isinstance(item, str) and item == _DIED:
+            items.append(("error", "worker process died"))
+            return items, True, False
+        items.append(item)
+
+
+def _serve(conn: Any) -> None:
+    """The warm worker: run jobs one after another with SymPy's cache kept between them.
+
+    A job that fails reports like a one-shot worker (its error, then "died") and the
+    worker exits, so no half-finished state reaches the next job. Ctrl-C is the
+    parent's to handle; SIGTERM (the parent's exit) ends it quietly.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            for item in fn(*args):
+                conn.send(item)
+            conn.send(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - report every failure to the parent
+            try:
+                conn.send(("error", f"{type(exc).__name__}: {exc}"[:500]))
+                conn.send(_DIED)
+            except Exception:  # noqa: BLE001
+                pass
+            return
+
+
+class _Warm:
+    """This process's warm worker (one per process: a forked ``-j`` worker starts its own).
+
+    Forking a process per step cost more than most steps (SymPy's cache starts cold in
+    every child); the warm worker is forked once and killed only when a job runs out of
+    time or fails.
+    """
+
+    def __init__(self) -> None:
+        self.owner = 0
+        self.proc: Any = None
+        self.conn: Any = None
+
+    def get(self) -> _Warm | None:
+        if self.owner != os.getpid():  # inherited through a fork: not ours to use or kill
+            self.owner, self.proc, self.conn = os.getpid(), None, None
+        if self.proc is None:
+            ctx = _mp_context()
+            if ctx.get_start_method() != "fork":
+                return None
+            mine, theirs = ctx.Pipe(duplex=True)
+            self.proc = ctx.Process(target=_serve, args=(theirs,), daemon=True)
+            self.proc.start()
+            theirs.close()
+            self.conn = mine
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.owner == os.getpid():
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join()
+            self.conn.close()
+        self.proc = self.conn = None
+
+
+_warm = _Warm()
+# Finished jobs by content (the function, the time box and the arguments' srepr): an equal
+# step in another claim is decided once per process. Only complete, error-free results
+# are kept, and only for the same time box, so a result never depends on which claims
+# ran before it in the process.
+_decided: dict[str, list[Any]] = {}
+
+
+def _content_key(fn: Callable[..., Any], args: tuple, timeout: float) -> str | None:
+    try:
+        return f"{fn.__module__}.{fn.__qualname__}|{timeout!r}|{sympy.srepr(args)}"
+    except Exception:  # noqa: BLE001 - no key, no reuse
+        return None
+
+
 def _run_streaming(
     fn: Callable[..., Iterator[Any]], args: tuple, timeout: float
 ) -> tuple[list[Any], bool]:
-    """Run generator ``fn(*args)`` in a child; collect what it yields before the deadline.
+    """Run generator ``fn(*args)`` in a worker; collect what it yields within ``timeout``
+    seconds of the worker's CPU time.
 
     Returns ``(items, finished)``. Results stream one by one so a batch (a matrix
     compared entry by entry) keeps the entries decided before the cut-off.
     """
+    key = _content_key(fn, args, timeout)
+    if key is not None and key in _decided:
+        return list(_decided[key]), True
+    warm = _warm.get()
+    if warm is None:
+        return _run_forked(fn, args, timeout)
+    try:
+        warm.conn.send((fn, args))  # pickled before anything is written
+    except OSError:  # the worker is gone: a fresh process for this job
+        warm.stop()
+        return _run_forked(fn, args, timeout)
+    except Exception:  # noqa: BLE001 - an argument that does not pickle: fork, which needn't
+        return _run_forked(fn, args, timeout)
+    reusable = False
+    try:
+        items, finished, reusable = _collect(warm.conn, warm.proc.pid, timeout)
+    except (OSError, EOFError):
+        items, finished = [("error", "worker process died")], True
+    finally:
+        if not reusable:
+            warm.stop()
+    if key is not None and finished and not any(
+            isinstance(i, tuple) and i and i[0] == "error" for i in items):
+        _decided[key] = list(items)
+    return items, finished
+
+
+def _run_forked(
+    fn: Callable[..., Iterator[Any]], args: tuple, timeout: float
+) -> tuple[list[Any], bool]:
+    """One job in a process of its own (fork or, where there is none, spawn)."""
     ctx = _mp_context()
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_worker_main, args=(send, fn, args), daemon=True)
     proc.start()
     send.close()
-    deadline = time.monotonic() + max(timeout, 0.0)
-    items: list[Any] = []
-    finished = False
     try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not recv.poll(remaining):
-                break
-            try:
-                item = recv.recv()
-            except EOFError:  # the child died (e.g. recursion limit in C code)
-                items.append(("error", "worker process died"))
-                finished = True
-                break
-            if isinstance(item, str) and item == _DONE:
-                finished = True
-                break
-            items.append(item)
+        items, finished, _ = _collect(recv, proc.pid, timeout)
     finally:
         if proc.is_alive():
             proc.kill()

@@ -202,9 +202,14 @@ def _place(text: str, mark: Any) -> tuple[int, int]:
     """1-based line and column of a mark, lines counted as editors count them."""
     if mark is None:
         return 1, 1
-    if not any(ch in text for ch in _YAML_ONLY_BREAKS):
+    if not _has_yaml_only_breaks(text):
         return mark.line + 1, mark.column + 1
     return _position_of_index(text, mark.index)
+
+
+@functools.lru_cache(maxsize=4)
+def _has_yaml_only_breaks(text: str) -> bool:  # once per file, not once per node
+    return any(ch in text for ch in _YAML_ONLY_BREAKS)
 
 
 def _position_of_index(text: str, index: int) -> tuple[int, int]:

@@ -385,18 +385,32 @@ class Note:
         """Headings in document order, each with its scope."""
         return _build_sections(self.text, self._headings)
 
+    @cached_property
+    def _scope_index(self) -> tuple[list[str], list[int], dict[str, list[int]]]:
+        """The headings without spaces, sorted (with their section numbers), and the
+        sections by label: a query looks up its sections instead of scanning them all,
+        so a note's claims cost time linear in its size."""
+        headers = sorted((re.sub(r"\s+", "", self.text[s.start : s.header_end]), k)
+                         for k, s in enumerate(self.sections))
+        labels: dict[str, list[int]] = {}
+        for k, s in enumerate(self.sections):
+            labels.setdefault(s.label, []).append(k)
+        return [h for h, _ in headers], [k for _, k in headers], labels
+
     def scopes(self, query: str) -> list[tuple[int, int]]:
         """(start, end) of every section whose heading starts with ``query`` (spaces ignored)."""
         q = re.sub(r"\s+", "", query)
         if not q:
             return []
-        result: list[tuple[int, int]] = []
-        for s in self.sections:
-            header = re.sub(r"\s+", "", self.text[s.start : s.header_end])
-            rest = header[len(q) : len(q) + 1]
-            if q == s.label or (header.startswith(q) and not (rest.isdigit() or rest == ".")):
-                result.append((s.start, s.end))
-        return result
+        keys, numbers, labels = self._scope_index
+        found = set(labels.get(q, ()))
+        k = bisect.bisect_left(keys, q)
+        while k < len(keys) and keys[k].startswith(q):
+            rest = keys[k][len(q) : len(q) + 1]
+            if not (rest.isdigit() or rest == "."):
+                found.add(numbers[k])
+            k += 1
+        return [(self.sections[k].start, self.sections[k].end) for k in sorted(found)]
 
     def section_at(self, offset: int) -> Section | None:
         """Innermost section whose scope contains ``offset``."""
