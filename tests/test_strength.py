@@ -76,6 +76,22 @@ def test_a_value_checked_only_by_copy_is_not_recomputed(tmp_path):
     assert _strengths(project(tmp_path / "copied", CLAIMS, NOTE))["4.0@4"] == "copy"
 
 
+def test_an_item_of_a_list_check_is_classed_by_its_own_expression(tmp_path):
+    # [s, a + 4] prints the sum again (a copy) next to a new value: the copy must not
+    # ride on its neighbour's computation and count as recomputed
+    note = NOTE + "列表 [4.0, 5.5]\n"
+    claims = CLAIMS + """  - id: pair
+    says: the sum again, and a + 4
+    text: 列表 [⟨L[0]⟩, ⟨L[1]⟩]
+    uses: {s: sum.s, a: inputs.a}
+    check: {L: "[s, a + 4]"}
+"""
+    got = _strengths(project(tmp_path / "mixed", claims, note))
+    assert got["4.0@7"] == "copy" and got["5.5@7"] == "recomputed"
+    computed = claims.replace('"[s, a + 4]"', '"[s + 0, a + 4]"')
+    assert _strengths(project(tmp_path / "computed", computed, note))["4.0@7"] == "recomputed"
+
+
 def test_a_copy_of_nothing_recomputed_is_reported(tmp_path, capsys, monkeypatch):
     claims = CLAIMS.replace("""  - id: sum
     says: s = a + b

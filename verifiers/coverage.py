@@ -202,7 +202,7 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
         for key, printed in match.values.items():
             hole = key.split("[")[0]
             if checks or (claim.id, hole) in used:
-                spans.append(Span(printed.start, printed.end, strengths.hole(claim, hole),
+                spans.append(Span(printed.start, printed.end, strengths.hole(claim, hole, key),
                                   claim.id, hole))
         for hole, p in match.formulas.items():
             spans += [Span(a, b, how, claim.id)

@@ -10,7 +10,8 @@ the claim spans over it (:data:`ORDER`):
   reference), a symbolic step read from the note as printed, a trace recomputed entry by
   entry;
 * ``copy`` -- a checked hole whose ``check`` is only a reference (``x: y``, ``x: L[2]``,
-  through ``where:`` aliases and ``uses:``) to a value that is recomputed somewhere; a copy
+  through ``where:`` aliases and ``uses:``) to a value that is recomputed somewhere (an item
+  of a list check, quoted as ``⟨L[0]⟩``, is classed by its own expression); a copy
   whose chain ends at a value that is neither recomputed nor an input is an *orphan*,
   reported (:attr:`Strengths.orphans`);
 * ``restated`` -- a symbolic step checked through the claim's ``restate:``. A restatement
@@ -72,6 +73,22 @@ def _reference(node: ex.Expr) -> list[str] | None:
     return [node.id] if isinstance(node, ex.Name) else None
 
 
+_FIRST = re.compile(r"\[\s*(\d+)\s*[,\]]")
+
+
+def _item(claim: Claim, name: str, key: str | None) -> ex.Expr | None:
+    """The item expression a printed key selects from a list check (``Qr[1]`` of
+    ``Qr: "[q0, Xi[1] @ W]"``), or None when the check is not a list literal."""
+    if key is None or claim.kind == "given" or name not in claim.check:
+        return None
+    node = claim.check[name][0]
+    found = _FIRST.match(key, len(name))
+    if not isinstance(node, ex.ListLit) or found is None:
+        return None
+    index = int(found.group(1))
+    return node.items[index] if index < len(node.items) else None
+
+
 def _selects(item: ex.Expr | ex.Slice) -> bool:
     """An index item that only selects (``2``, ``pi``, ``:``, ``1:3``), computing nothing."""
     if isinstance(item, ex.Slice):
@@ -89,10 +106,26 @@ class Strengths:
     orphans: list[Hole] = field(default_factory=list)
     copies_of_given: set[Hole] = field(default_factory=set)
 
-    def hole(self, claim: Claim, name: str) -> str:
-        """``recomputed``, ``copy`` or ``given``."""
-        found = self._hole(claim, name, 0)
+    def hole(self, claim: Claim, name: str, key: str | None = None) -> str:
+        """``recomputed``, ``copy`` or ``given``. With ``key`` (the printed hole as quoted,
+        ``Qr[0]``), an item of a list check is classed by its own expression: in
+        ``[q0, Xi[1] @ W]`` item 0 is a copy of ``q0`` though item 1 computes."""
+        item = _item(claim, name, key)
+        if item is not None:
+            found = self._item(claim, name, item)
+        else:
+            found = self._hole(claim, name, 0)
         return COPY if found == _ORPHAN_COPY else found
+
+    def _item(self, claim: Claim, name: str, node: ex.Expr) -> str:
+        """The class of one item of a list check (as :meth:`_hole` for a whole check)."""
+        source = self._names(claim, node, {name}, 0)
+        if source is None:
+            return GIVEN if self._rereads(claim, node) else RECOMPUTED
+        if source == GIVEN:
+            self.copies_of_given.add((claim.id, name))
+            return GIVEN
+        return _ORPHAN_COPY if source == _ORPHAN else COPY
 
     def _hole(self, claim: Claim, name: str, depth: int) -> str:
         key = (claim.id, name)
