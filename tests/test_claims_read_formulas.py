@@ -157,9 +157,6 @@ def _report(items: dict[str, tuple[str, str, list[tuple[str, str]]]]) -> str:
 BASELINE: frozenset[str] = frozenset({
     "aat-10-2-loss",
     "aat-11-1-neg-log-table",
-    "aat-11-3-gradient",
-    "aat-11-3-p-new",
-    "aat-11-3-w-old",
     "aat-11-4-update-matrix",
     "aat-13-10-u-gradient",
     "aat-13-3-scores-and-ratios",
