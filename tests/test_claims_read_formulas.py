@@ -174,7 +174,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-3-2-example-shares",
     "aat-4-1-dot-terms",
     "aat-4-1-heads",
-    "aat-4-1-sqrt-dk",
     "aat-4-1-tokens-vs-dk",
     "aat-4-2-dot-terms",
     "aat-4-6-dims",
