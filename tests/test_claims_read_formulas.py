@@ -195,7 +195,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-s-15-7-jacobian",
     "aat-s-3-5-shift",
     "aat-s-a-6-3-entries",
-    "aat-s-e-4-6-dot",
     "aat-s-p-9-4-prediction",
     "l1-4-matmul-flops",
     "l1-5-overflow-thresholds",
