@@ -229,8 +229,6 @@ BASELINE: frozenset[str] = frozenset({
     "mbm-2-6-summary",
     "mbm-3-1-score-row0",
     "mbm-3-1-score-shapes",
-    "mbm-3-2-scaling",
-    "mbm-3-2-variance",
     "mbm-3-2-variance-normalised",
     "mbm-4-2-softmax-row0",
     "mbm-6-3-head-params",
