@@ -292,6 +292,9 @@ EDITS = [
     ("aat-s-13-8-two-softmax-derivative",
      r"\frac{\partial c}{\partial s_{1}} = - a c",
      r"\frac{\partial c}{\partial s_{1}} = a c", 2675),
+    # formulas that arithmetic claims quoted as text, now read by formula holes (BASELINE shrink)
+    ("aat-b77-4-1-sqrt-dk", r"\sqrt{d_{k}} = \sqrt{64} = 8", r"d_{k} = \sqrt{64} = 8", 414),
+    ("aat-s-m-4-5-var-sum", "= E [X^{2} + 2 X Y + Y^{2}]", "= E [X^{2} + 2 X Y + 2 Y^{2}]", 630),
 ]
 
 
