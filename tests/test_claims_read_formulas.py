@@ -207,7 +207,6 @@ BASELINE: frozenset[str] = frozenset({
     "l1-c-0-notation",
     "l1-c-2-onehot-shapes",
     "l1-c-5-jacobian-from-definition",
-    "l1-c-5-softmax-positive-sums",
     "l1-c-5-temperature-infinity-limits",
     "l1-c-5-temperature-zero-limits",
     "l1-c-6-loss-at-one",
