@@ -189,7 +189,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-cov-8-2-future-weight",
     "aat-cov-8-6-allowed-set",
     "aat-s-11-3-at-0-3",
-    "aat-s-11-3-derivation",
     "aat-s-15-3-output-positions",
     "aat-s-15-5-layernorm-backward",
     "aat-s-15-7-jacobian",
