@@ -203,7 +203,6 @@ BASELINE: frozenset[str] = frozenset({
     "l1-7-batch-program-grads",
     "l1-7-c-grad-e",
     "l1-7-g-grad",
-    "l1-c-0-notation",
     "l1-c-2-onehot-shapes",
     "l1-c-5-jacobian-from-definition",
     "l1-c-5-temperature-infinity-limits",
