@@ -43,6 +43,9 @@ def test_the_workflow_gates_pull_requests_on_notes_and_claims(workflow_file: Pat
     # YAML 1.1 reads the key `on` as True
     trigger = flow.get("on", flow.get(True))
     assert set(trigger["pull_request"]["paths"]) >= {"notes/**", "claims/**"}
+    # the default branch seeds the cache pull requests restore (GitHub's cache scoping)
+    assert trigger["push"]["branches"] == ["main"]
+    assert trigger["push"]["paths"] == trigger["pull_request"]["paths"]
     (job,) = flow["jobs"].values()
     steps = job["steps"]
     runs = [s.get("run", "") for s in steps]

@@ -65,6 +65,14 @@ on:
       - "notes/**"
       - "claims/**"
       - ".github/workflows/notecheck.yml"
+  # Runs on the default branch save the verdict cache that pull requests restore: a pull
+  # request may read only its own branch's entries and the default branch's.
+  push:
+    branches: [main]
+    paths:
+      - "notes/**"
+      - "claims/**"
+      - ".github/workflows/notecheck.yml"
 
 permissions:
   contents: read
