@@ -680,29 +680,37 @@ def undefined_functions(exprs: list[Any], subs: Definitions) -> dict[Any, Any]:
     an unknown function ``E(out, …)`` of every variable the chain differentiates by, never
     the derivative of a constant (which would make ``∂E/∂out = ∂E_1/∂out + ∂E_2/∂out`` the
     vacuous ``0 = 0 + 0``). A name that is itself a variable of the chain stays a name."""
+    named = (sympy.Symbol, sympy.Indexed)  # z_i of a sum is the entry z[i]: a name too
     targets: set[Any] = set()
     variables: set[Any] = set()
     for expr in exprs:
         for d in expr.atoms(sympy.Derivative):
-            variables |= {v for v in d.variables if isinstance(v, sympy.Symbol)}
-            if isinstance(d.expr, sympy.Symbol) and d.expr not in d.variables:
+            variables |= {v for v in d.variables if isinstance(v, named)}
+            if isinstance(d.expr, named) and d.expr not in d.variables:
                 targets.add(d.expr)
     targets = {t for t in targets if not subs.defines(t)}
     if not targets:
         return {}
-    args = sorted(variables, key=lambda v: v.name)
+    args = sorted(variables, key=str)
     # marked unknown: an undefined ``E`` is a function, not the expectation operator E[·]
     unknowns: dict[Any, Any] = {
-        t: sympy.Function(t.name, real=True, unknown=True)(*args)
+        t: sympy.Function(_written(t), real=True, unknown=True)(*args)
         for t in sorted(targets - variables, key=str)}
     for t in sorted(targets & variables, key=str):  # dy/du · du/dx: u is a variable and, in
         for expr in exprs:                           # du/dx, an unknown function of x
             for d in expr.atoms(sympy.Derivative):
                 if d.expr == t and t not in d.variables:
-                    call = sympy.Function(t.name, real=True, unknown=True)(
+                    call = sympy.Function(_written(t), real=True, unknown=True)(
                         *[v for v in args if v != t])
                     unknowns[d] = sympy.Derivative(call, *d.variable_count)
     return unknowns
+
+
+def _written(name: Any) -> str:
+    """``z_i`` for the entry ``z[i]``, as the note writes it; a symbol's own name."""
+    if isinstance(name, sympy.Indexed):
+        return f"{name.base.label}_" + "".join(str(i) for i in name.indices)
+    return name.name
 
 
 def _undefined_in(expr: Any, unknowns: Mapping[Any, Any]) -> list[str]:
@@ -716,7 +724,8 @@ def _undefined_in(expr: Any, unknowns: Mapping[Any, Any]) -> list[str]:
             continue
         name = call.func.__name__
         if isinstance(node, sympy.Derivative):
-            by = "∂".join(str(v) for v in node.variables)
+            by = "∂".join(_written(v) if isinstance(v, sympy.Indexed) else str(v)
+                          for v in node.variables)
             found.setdefault(f"{name}/{by}", f"∂{name}/∂{by}: {name} has no definition")
         elif name not in {k.split("/")[0] for k in found}:
             found.setdefault(name, f"{name}: {name} has no definition")
@@ -1158,6 +1167,12 @@ def _check_indexed(claim: Claim, note: Note, printed: Any, label: str, sides: li
     entries += [(sympy.Indexed(sympy.IndexedBase(sympy.Symbol(base, real=True)), *indices), rhs)
                 for base, (indices, rhs) in _templates(subs).items()]
     text = " ".join(_chain_text(sides, relations))
+    undefined = _undefined_entries(raw, letters, {*plain, *(k for k, _ in entries),
+                                                  *(k for k, _ in hyp.components)})
+    if undefined:  # on the instance, z_1 and x_1 would be independent: ∂z_i/∂x_j = 0
+        return [_value(note, printed, label, text, DISCREPANCY, "failed",
+                       "failed: not proved for every function: " + "; ".join(undefined)
+                       + "; add define: or the note's own definition")]
     try:
         setting = IndexSetting(letters, size_of(claim.assume), list(hyp.distinct), plain,
                                entries + list(hyp.components))
@@ -1190,6 +1205,34 @@ def _check_indexed(claim: Claim, note: Note, printed: Any, label: str, sides: li
                               "index cases)")
         values.append(value)
     return values
+
+
+def _undefined_entries(exprs: list[Any], letters: frozenset[str], defined: set[Any]
+                       ) -> list[str]:
+    """``∂L/∂x_j: L has no definition`` for each derivative of a name (or entry) that no
+    definition gives: written out on an instance, it would be the derivative of an
+    independent symbol, 0 (or δ), and the step vacuous. ``∂x_j/∂x_k`` (a name by an entry
+    of itself) is the δ it means."""
+    def head(sym: Any) -> str | None:
+        if isinstance(sym, sympy.Indexed):
+            return str(sym.base.label)
+        if isinstance(sym, sympy.Symbol):
+            return _entry_name(sym, letters) or sym.name
+        return None
+
+    known = {head(k) for k in defined} - {None}
+    found: dict[str, str] = {}
+    for expr in exprs:
+        for d in sorted(expr.atoms(sympy.Derivative), key=str):
+            name = head(d.expr)
+            if name is None or name in known or name in {head(v) for v in d.variables}:
+                continue
+            by = "∂".join(_written(v) if isinstance(v, sympy.Indexed) else str(v)
+                          for v in d.variables)
+            written = _written(d.expr) if isinstance(d.expr, sympy.Indexed) else str(d.expr)
+            found.setdefault(f"{written}/{by}",
+                             f"∂{written}/∂{by}: {written} has no definition")
+    return list(found.values())
 
 
 def _check_small(claim: Claim, note: Note, printed: Any, label: str, sides: list[str],
