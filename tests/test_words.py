@@ -100,6 +100,10 @@ FLIPS = [
     ("softmax-jacobian-signs", {"other": "increases"}),
     ("small-step-lowers-loss", {"loss": "increases"}),
     ("permutation-equivariance", {"symmetry": "aware"}),
+    ("ce-gradient-signs", {"target": "decreases"}),
+    ("ce-gradient-signs", {"other": "increases"}),
+    ("ce-gradient-signs", {"push": "weak"}),
+    ("ce-gradient-signs", {"pull": "weak"}),
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 

@@ -149,11 +149,12 @@ ALLOWED = ("le", "lt", "ge", "gt", "next", "all")
 DIGIT = ("zero", "one")
 PERPLEXITY = ("v", "ln_v", "inv_v", "one")
 SYMMETRY = ("equivariant", "invariant", "aware")
+MAGNITUDE = ("strong", "weak")
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
-                 "symmetry": SYMMETRY,
+                 "symmetry": SYMMETRY, "magnitude": MAGNITUDE,
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little")}
 
@@ -239,8 +240,12 @@ _SPECS = (
          params=SOFTMAX),
     Spec("ce-gradient-bounded", "every component of p - y lies in [-1, 1] and they sum to 0",
          params=(max_len(), bound(50, 1e4))),
-    Spec("ce-gradient-signs", "the target's component p_y - 1 is <= 0, every other p_j >= 0",
-         params=SOFTMAX),
+    Spec("ce-gradient-signs", "the target's component p_y - 1 is <= 0, every other p_j >= 0; "
+         "|p_y - 1| grows as p_y falls, p_j as it rises",
+         params=(*SOFTMAX, slot("target", "direction", "increases", DIRECTION),
+                 slot("other", "direction", "decreases", DIRECTION),
+                 slot("push", "magnitude", "strong", MAGNITUDE),
+                 slot("pull", "magnitude", "strong", MAGNITUDE))),
     Spec("ce-onehot-equals-neg-log", "-sum_i y_i ln p_i with one-hot y is -ln p_y",
          params=SOFTMAX),
     Spec("ce-decreases-with-target-prob", "raising the target's probability lowers the loss "
