@@ -104,6 +104,14 @@ FLIPS = [
     ("ce-gradient-signs", {"other": "increases"}),
     ("ce-gradient-signs", {"push": "weak"}),
     ("ce-gradient-signs", {"pull": "weak"}),
+    ("softmax-equal-scores-uniform", {"effect": "changes"}),
+    ("attention-matrix-equals-loop", {"effect": "changes"}),
+    ("causal-no-future-dependence", {"effect": "changes"}),
+    ("train-inference-same-distribution", {"effect": "changes"}),
+    ("onehot-lookup", {"effect": "changes"}),
+    ("projection-rows-independent", {"effect": "changes"}),
+    ("bigram-context-blind", {"effect": "changes"}),
+    ("max-likelihood-min-nll", {"effect": "changes"}),
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 

@@ -210,7 +210,7 @@ _SPECS = (
     Spec("softmax-ratio", "a_j / a_k = e^(s_j - s_k), and a common shift keeps the ratio",
          params=(*SOFTMAX, op_slot(), effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("softmax-equal-scores-uniform", "equal scores give every candidate 1/n",
-         params=SOFTMAX),
+         params=(*SOFTMAX, effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("softmax-stable-form", "the max-subtracted form equals the plain form where that is "
          "finite, and stays finite at scores like (1000, 999, 998)",
          params=(max_len(), Param("max_shift", "float", 1e4, 0.0, 1e5))),
@@ -268,7 +268,8 @@ _SPECS = (
     Spec("attention-convex-hull", "each single-head attention output row lies in the convex "
          "hull of the value rows", params=(MASK, TOKENS)),
     Spec("attention-matrix-equals-loop", "softmax(Q K^T / sqrt(d_k)) V equals the per-vector "
-         "loop z_i = sum_j a_ij v_j", params=(MASK, TOKENS)),
+         "loop z_i = sum_j a_ij v_j", params=(MASK, TOKENS, effect_slot()),
+         negated_by=(("effect", "changes"),)),
     Spec("attention-scores-are-dot-products", "entry (i, j) of Q K^T is q_i . k_j",
          params=(TOKENS,)),
     Spec("attention-not-linear", "X -> softmax(X W_Q W_K^T X^T / sqrt(d_k)) X W_V is not "
@@ -289,7 +290,7 @@ _SPECS = (
     # -- the model ------------------------------------------------------------------------
     Spec("causal-no-future-dependence", "changing or appending tokens after position i "
          "leaves every layer's hidden state and the logits at positions <= i unchanged",
-         params=MODEL_POS, cost=0.25),
+         params=(*MODEL_POS, effect_slot()), cost=0.25, negated_by=(("effect", "changes"),)),
     Spec("permutation-equivariance", "without mask and positions, permuting the tokens "
          "permutes every hidden state and logit row",
          params=(*MODEL, slot("symmetry", "symmetry", "equivariant", SYMMETRY)), cost=0.25,
@@ -304,7 +305,7 @@ _SPECS = (
          "recomputation (to 1e-12)", params=MODEL_POS, cost=0.25),
     Spec("train-inference-same-distribution", "the training pass's row i and an inference "
          "pass over the same prefix give the same next-token distribution",
-         params=MODEL_POS, cost=0.25),
+         params=(*MODEL_POS, effect_slot()), cost=0.25, negated_by=(("effect", "changes"),)),
     Spec("next-token-distribution", "each row of the model's output is a distribution over "
          "the vocabulary: positive, summing to 1", params=MODEL_POS, cost=0.2),
     Spec("tied-gradient-sum", "with U = E^T the shared matrix's gradient is the input-path "
@@ -313,9 +314,10 @@ _SPECS = (
          "that looked it up: unused rows 0, repeated tokens accumulate", params=MODEL,
          cost=0.25),
     Spec("onehot-lookup", "the one-hot row u_t times E is row t of E: lookup and product "
-         "agree", params=(Param("max_vocab", "int", 8, 2, 64),)),
+         "agree", params=(Param("max_vocab", "int", 8, 2, 64), effect_slot()),
+         negated_by=(("effect", "changes"),)),
     Spec("projection-rows-independent", "row t of X W is X_t W: each token is projected on "
-         "its own", params=(TOKENS,)),
+         "its own", params=(TOKENS, effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("layernorm-per-position", "LayerNorm of a row does not depend on any other row",
          params=(TOKENS,)),
     Spec("layernorm-shift-invariance", "adding a constant to a row does not change its "
