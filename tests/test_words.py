@@ -112,6 +112,8 @@ FLIPS = [
     ("projection-rows-independent", {"effect": "changes"}),
     ("bigram-context-blind", {"effect": "changes"}),
     ("max-likelihood-min-nll", {"effect": "changes"}),
+    ("softmax-sums-to-one", {"total": "zero"}),
+    ("attention-rows-simplex", {"total": "zero"}),
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 

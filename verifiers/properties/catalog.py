@@ -200,7 +200,8 @@ def _t_range(params: Mapping[str, Any]) -> str | None:
 _SPECS = (
     # -- softmax ------------------------------------------------------------------------
     Spec("softmax-positive", "every softmax output is > 0", params=SOFTMAX),
-    Spec("softmax-sums-to-one", "softmax outputs sum to 1", params=(max_len(), bound(50, 700))),
+    Spec("softmax-sums-to-one", "softmax outputs sum to 1",
+         params=(max_len(), bound(50, 700), slot("total", "digit", "one", DIGIT))),
     Spec("softmax-keeps-order", "a larger score gets a larger probability",
          params=(*SOFTMAX, slot("prob", "direction", "increases", DIRECTION),
                  effect_slot("order")), negated_by=(("order", "changes"),)),
@@ -264,7 +265,8 @@ _SPECS = (
          params=(Param("max_vocab", "int", 4, 2, 16), Param("max_pairs", "int", 4, 2, 16))),
     # -- attention ------------------------------------------------------------------------
     Spec("attention-rows-simplex", "every attention row is non-negative and sums to 1 "
-         "(strictly positive without a mask)", params=(MASK, TOKENS)),
+         "(strictly positive without a mask)",
+         params=(MASK, TOKENS, slot("total", "digit", "one", DIGIT))),
     Spec("attention-convex-hull", "each single-head attention output row lies in the convex "
          "hull of the value rows", params=(MASK, TOKENS)),
     Spec("attention-matrix-equals-loop", "softmax(Q K^T / sqrt(d_k)) V equals the per-vector "

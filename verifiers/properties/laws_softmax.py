@@ -120,11 +120,15 @@ def _positive(p: Mapping[str, Any]) -> Law:
 
 @law("softmax-sums-to-one")
 def _sums(p: Mapping[str, Any]) -> Law:
+    """Slot ``total``: the sum the sentence states (1; 0 is the flipped word)."""
+    want = 1.0 if p["total"] == "one" else 0.0
+
     def check(s: Any, f: Callable[[Vec], Vec]) -> None:
         out = as_probs(f(tensor(s)), len(s))
         total = math.fsum(out.tolist())
-        if not close(total, 1.0, 0, 1e-12):
-            fail(f"scores {show(s)} give p = {show(out)}, which sums to {total!r}, not 1")
+        if not close(total, want, 0, 1e-12):
+            fail(f"scores {show(s)} give p = {show(out)}, which sums to {total!r}, not "
+                 f"{want:g}")
     return Law(scores(p), check, SOFTMAX_IMPLS)
 
 
