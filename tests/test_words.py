@@ -110,8 +110,6 @@ FLIPS = [
     ("train-inference-same-distribution", {"effect": "changes"}),
     ("onehot-lookup", {"effect": "changes"}),
     ("projection-rows-independent", {"effect": "changes"}),
-    ("bigram-context-blind", {"effect": "changes"}),
-    ("max-likelihood-min-nll", {"effect": "changes"}),
     ("softmax-sums-to-one", {"total": "zero"}),
     ("attention-rows-simplex", {"total": "zero"}),
 ]
