@@ -112,6 +112,7 @@ FLIPS = [
     ("projection-rows-independent", {"effect": "changes"}),
     ("softmax-sums-to-one", {"total": "zero"}),
     ("attention-rows-simplex", {"total": "zero"}),
+    ("next-token-distribution", {"total": "zero"}),
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 

@@ -309,7 +309,8 @@ _SPECS = (
          "pass over the same prefix give the same next-token distribution",
          params=(*MODEL_POS, effect_slot()), cost=0.25, negated_by=(("effect", "changes"),)),
     Spec("next-token-distribution", "each row of the model's output is a distribution over "
-         "the vocabulary: positive, summing to 1", params=MODEL_POS, cost=0.2),
+         "the vocabulary: positive, summing to 1",
+         params=(*MODEL_POS, slot("total", "digit", "one", DIGIT)), cost=0.2),
     Spec("tied-gradient-sum", "with U = E^T the shared matrix's gradient is the input-path "
          "plus the output-path gradient", params=MODEL, cost=0.25),
     Spec("embedding-gradient-rows", "a row of E gets the sum of the gradients of the positions "
