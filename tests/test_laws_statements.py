@@ -73,6 +73,8 @@ STATEMENT_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
 STATEMENT_FLIPS = [
     ("generation-keeps-parameters", {"params": "changes"}),
     ("bpe-merges-shorten-text", {"tokens": "increases"}),
+    ("bigram-context-blind", {"effect": "changes"}),
+    ("max-likelihood-min-nll", {"effect": "changes"}),
 ]
 
 

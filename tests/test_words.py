@@ -100,6 +100,19 @@ FLIPS = [
     ("softmax-jacobian-signs", {"other": "increases"}),
     ("small-step-lowers-loss", {"loss": "increases"}),
     ("permutation-equivariance", {"symmetry": "aware"}),
+    ("ce-gradient-signs", {"target": "decreases"}),
+    ("ce-gradient-signs", {"other": "increases"}),
+    ("ce-gradient-signs", {"push": "weak"}),
+    ("ce-gradient-signs", {"pull": "weak"}),
+    ("softmax-equal-scores-uniform", {"effect": "changes"}),
+    ("attention-matrix-equals-loop", {"effect": "changes"}),
+    ("causal-no-future-dependence", {"effect": "changes"}),
+    ("train-inference-same-distribution", {"effect": "changes"}),
+    ("onehot-lookup", {"effect": "changes"}),
+    ("projection-rows-independent", {"effect": "changes"}),
+    ("softmax-sums-to-one", {"total": "zero"}),
+    ("attention-rows-simplex", {"total": "zero"}),
+    ("next-token-distribution", {"total": "zero"}),
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 

@@ -149,11 +149,12 @@ ALLOWED = ("le", "lt", "ge", "gt", "next", "all")
 DIGIT = ("zero", "one")
 PERPLEXITY = ("v", "ln_v", "inv_v", "one")
 SYMMETRY = ("equivariant", "invariant", "aware")
+MAGNITUDE = ("strong", "weak")
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
-                 "symmetry": SYMMETRY,
+                 "symmetry": SYMMETRY, "magnitude": MAGNITUDE,
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little")}
 
@@ -199,7 +200,8 @@ def _t_range(params: Mapping[str, Any]) -> str | None:
 _SPECS = (
     # -- softmax ------------------------------------------------------------------------
     Spec("softmax-positive", "every softmax output is > 0", params=SOFTMAX),
-    Spec("softmax-sums-to-one", "softmax outputs sum to 1", params=(max_len(), bound(50, 700))),
+    Spec("softmax-sums-to-one", "softmax outputs sum to 1",
+         params=(max_len(), bound(50, 700), slot("total", "digit", "one", DIGIT))),
     Spec("softmax-keeps-order", "a larger score gets a larger probability",
          params=(*SOFTMAX, slot("prob", "direction", "increases", DIRECTION),
                  effect_slot("order")), negated_by=(("order", "changes"),)),
@@ -209,7 +211,7 @@ _SPECS = (
     Spec("softmax-ratio", "a_j / a_k = e^(s_j - s_k), and a common shift keeps the ratio",
          params=(*SOFTMAX, op_slot(), effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("softmax-equal-scores-uniform", "equal scores give every candidate 1/n",
-         params=SOFTMAX),
+         params=(*SOFTMAX, effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("softmax-stable-form", "the max-subtracted form equals the plain form where that is "
          "finite, and stays finite at scores like (1000, 999, 998)",
          params=(max_len(), Param("max_shift", "float", 1e4, 0.0, 1e5))),
@@ -239,8 +241,12 @@ _SPECS = (
          params=SOFTMAX),
     Spec("ce-gradient-bounded", "every component of p - y lies in [-1, 1] and they sum to 0",
          params=(max_len(), bound(50, 1e4))),
-    Spec("ce-gradient-signs", "the target's component p_y - 1 is <= 0, every other p_j >= 0",
-         params=SOFTMAX),
+    Spec("ce-gradient-signs", "the target's component p_y - 1 is <= 0, every other p_j >= 0; "
+         "|p_y - 1| grows as p_y falls, p_j as it rises",
+         params=(*SOFTMAX, slot("target", "direction", "increases", DIRECTION),
+                 slot("other", "direction", "decreases", DIRECTION),
+                 slot("push", "magnitude", "strong", MAGNITUDE),
+                 slot("pull", "magnitude", "strong", MAGNITUDE))),
     Spec("ce-onehot-equals-neg-log", "-sum_i y_i ln p_i with one-hot y is -ln p_y",
          params=SOFTMAX),
     Spec("ce-decreases-with-target-prob", "raising the target's probability lowers the loss "
@@ -259,11 +265,13 @@ _SPECS = (
          params=(Param("max_vocab", "int", 4, 2, 16), Param("max_pairs", "int", 4, 2, 16))),
     # -- attention ------------------------------------------------------------------------
     Spec("attention-rows-simplex", "every attention row is non-negative and sums to 1 "
-         "(strictly positive without a mask)", params=(MASK, TOKENS)),
+         "(strictly positive without a mask)",
+         params=(MASK, TOKENS, slot("total", "digit", "one", DIGIT))),
     Spec("attention-convex-hull", "each single-head attention output row lies in the convex "
          "hull of the value rows", params=(MASK, TOKENS)),
     Spec("attention-matrix-equals-loop", "softmax(Q K^T / sqrt(d_k)) V equals the per-vector "
-         "loop z_i = sum_j a_ij v_j", params=(MASK, TOKENS)),
+         "loop z_i = sum_j a_ij v_j", params=(MASK, TOKENS, effect_slot()),
+         negated_by=(("effect", "changes"),)),
     Spec("attention-scores-are-dot-products", "entry (i, j) of Q K^T is q_i . k_j",
          params=(TOKENS,)),
     Spec("attention-not-linear", "X -> softmax(X W_Q W_K^T X^T / sqrt(d_k)) X W_V is not "
@@ -284,7 +292,7 @@ _SPECS = (
     # -- the model ------------------------------------------------------------------------
     Spec("causal-no-future-dependence", "changing or appending tokens after position i "
          "leaves every layer's hidden state and the logits at positions <= i unchanged",
-         params=MODEL_POS, cost=0.25),
+         params=(*MODEL_POS, effect_slot()), cost=0.25, negated_by=(("effect", "changes"),)),
     Spec("permutation-equivariance", "without mask and positions, permuting the tokens "
          "permutes every hidden state and logit row",
          params=(*MODEL, slot("symmetry", "symmetry", "equivariant", SYMMETRY)), cost=0.25,
@@ -299,18 +307,20 @@ _SPECS = (
          "recomputation (to 1e-12)", params=MODEL_POS, cost=0.25),
     Spec("train-inference-same-distribution", "the training pass's row i and an inference "
          "pass over the same prefix give the same next-token distribution",
-         params=MODEL_POS, cost=0.25),
+         params=(*MODEL_POS, effect_slot()), cost=0.25, negated_by=(("effect", "changes"),)),
     Spec("next-token-distribution", "each row of the model's output is a distribution over "
-         "the vocabulary: positive, summing to 1", params=MODEL_POS, cost=0.2),
+         "the vocabulary: positive, summing to 1",
+         params=(*MODEL_POS, slot("total", "digit", "one", DIGIT)), cost=0.2),
     Spec("tied-gradient-sum", "with U = E^T the shared matrix's gradient is the input-path "
          "plus the output-path gradient", params=MODEL, cost=0.25),
     Spec("embedding-gradient-rows", "a row of E gets the sum of the gradients of the positions "
          "that looked it up: unused rows 0, repeated tokens accumulate", params=MODEL,
          cost=0.25),
     Spec("onehot-lookup", "the one-hot row u_t times E is row t of E: lookup and product "
-         "agree", params=(Param("max_vocab", "int", 8, 2, 64),)),
+         "agree", params=(Param("max_vocab", "int", 8, 2, 64), effect_slot()),
+         negated_by=(("effect", "changes"),)),
     Spec("projection-rows-independent", "row t of X W is X_t W: each token is projected on "
-         "its own", params=(TOKENS,)),
+         "its own", params=(TOKENS, effect_slot()), negated_by=(("effect", "changes"),)),
     Spec("layernorm-per-position", "LayerNorm of a row does not depend on any other row",
          params=(TOKENS,)),
     Spec("layernorm-shift-invariance", "adding a constant to a row does not change its "

@@ -66,6 +66,7 @@ def head(q: Any, k: Any, v: Any) -> str:
 @law("attention-rows-simplex")
 def _simplex(p: Mapping[str, Any]) -> Law:
     causal = p["mask"] == "causal"
+    want = 1.0 if p["total"] == "one" else 0.0  # slot ``total``: the row sum stated
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
@@ -74,8 +75,8 @@ def _simplex(p: Mapping[str, Any]) -> Law:
             where = f"{head(q, k, v)}: attention row {i} = {show(row)}"
             if any(not x >= 0 for x in row):
                 fail(f"{where} has a negative weight")
-            if not close(math.fsum(row), 1.0, 0, 1e-12):
-                fail(f"{where} sums to {show(math.fsum(row), 12)}, not 1")
+            if not close(math.fsum(row), want, 0, 1e-12):
+                fail(f"{where} sums to {show(math.fsum(row), 12)}, not {want:g}")
             if not causal and any(not x > 0 for x in row):
                 fail(f"{where} has a zero weight without a mask")
     return Law(qkv(p["max_len"]), check, {"tinygpt.attention": tinygpt_attention(causal)})

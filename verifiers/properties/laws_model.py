@@ -185,15 +185,17 @@ def _train_infer(p: Mapping[str, Any]) -> Law:
 
 @law("next-token-distribution")
 def _distribution(p: Mapping[str, Any]) -> Law:
+    want = 1.0 if p["total"] == "one" else 0.0  # slot ``total``: the row sum stated
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         spec, toks = example
         with torch.no_grad():
             P = torch.as_tensor(f(spec.build(), toks), dtype=F64)
         for i, row in enumerate(P.tolist()):
             total = math.fsum(row)
-            if any(not x > 0 for x in row) or not close(total, 1.0, 0, 1e-12):
+            if any(not x > 0 for x in row) or not close(total, want, 0, 1e-12):
                 fail(f"{spec}, tokens {toks}: row {i} = {show(row, 4)} (sum {show(total, 12)}) "
-                     "is not a probability distribution")
+                     f"is not a probability distribution (positive, sum {want:g})")
     return Law(model_tokens(p, min_len=1), check,
                {"tinygpt.TinyGPT.forward_trace p": tinygpt_train_probs})
 

@@ -120,11 +120,15 @@ def _positive(p: Mapping[str, Any]) -> Law:
 
 @law("softmax-sums-to-one")
 def _sums(p: Mapping[str, Any]) -> Law:
+    """Slot ``total``: the sum the sentence states (1; 0 is the flipped word)."""
+    want = 1.0 if p["total"] == "one" else 0.0
+
     def check(s: Any, f: Callable[[Vec], Vec]) -> None:
         out = as_probs(f(tensor(s)), len(s))
         total = math.fsum(out.tolist())
-        if not close(total, 1.0, 0, 1e-12):
-            fail(f"scores {show(s)} give p = {show(out)}, which sums to {total!r}, not 1")
+        if not close(total, want, 0, 1e-12):
+            fail(f"scores {show(s)} give p = {show(out)}, which sums to {total!r}, not "
+                 f"{want:g}")
     return Law(scores(p), check, SOFTMAX_IMPLS)
 
 
@@ -483,16 +487,39 @@ def _ce_bounded(p: Mapping[str, Any]) -> Law:
 
 @law("ce-gradient-signs")
 def _ce_signs(p: Mapping[str, Any]) -> Law:
+    """Slots: the descent step moves z_y (``target``) and the others (``other``) this way; the
+    target's push |p_y - 1| grows (``push`` strong) as p_y falls, the others' pull |p_j| as p_j
+    rises (``pull``)."""
+    up = {"target": p["target"] == "increases", "other": p["other"] == "increases"}
+    strong = {"push": p["push"] == "strong", "pull": p["pull"] == "strong"}
+
+    def sign_ok(i: int, y: int, x: float) -> bool:
+        step_up = up["target"] if i == y else up["other"]  # the step is -x
+        return x <= 0 if step_up else x >= 0
+
+    def grows(slot: str, z: Any, y: int, i: int, delta: float, f: Callable[..., Any]) -> None:
+        moved = tensor(z).clone()
+        moved[i] += -delta if i == y else delta  # less sure of y / more mass taken by i
+        before, after = abs(grad_of(f, z, y)[i]), abs(grad_of(f, moved.tolist(), y)[i])
+        if not (after >= before - 1e-12 if strong[slot] else after <= before + 1e-12):
+            what = f"lowering z_{y} (less sure)" if i == y else f"raising z_{i} (p_{i} larger)"
+            fail(f"logits {show(z)}, target {y}: {what} by {show(delta)} takes |dL/dz_{i}| "
+                 f"from {show(before, 10)} to {show(after, 10)}: the push is not "
+                 f"{'harder' if strong[slot] else 'lighter'}")
+
     def check(example: Any, f: Callable[..., Any]) -> None:
-        z, y = example
+        (z, y), delta = example
         g = grad_of(f, z, y)
         for i, x in enumerate(g):
-            if (i == y and not x <= 0) or (i != y and not x >= 0):
+            if not sign_ok(i, y, x):
                 which = "the target's p_y - 1" if i == y else f"p_{i}"
-                want = "<= 0" if i == y else ">= 0"
+                want = "<= 0" if (x > 0) else ">= 0"
                 fail(f"logits {show(z)}, target {y}: dL/dz = {show(g)}: {which} = {show(x)} "
                      f"is not {want}")
-    return Law(logits_and_target(p), check, GRAD_IMPLS)
+        grows("push", z, y, y, delta, f)
+        if len(z) > 1:
+            grows("pull", z, y, (y + 1) % len(z), delta, f)
+    return Law(st.tuples(logits_and_target(p), floats(1e-3, 10.0)), check, GRAD_IMPLS)
 
 
 def exact_loss(z: Any, y: int) -> mpmath.mpf:

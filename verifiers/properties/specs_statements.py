@@ -36,7 +36,9 @@ def specs() -> tuple[Spec, ...]:
         Spec("bigram-context-blind", "a bigram's next-token distribution depends on the "
              "current token only: two contexts ending in the same token get the same "
              "distribution", params=(Param("max_vocab", "int", 6, 2, 16),
-                                     Param("max_len", "int", 6, 2, 12))),
+                                     Param("max_len", "int", 6, 2, 12),
+                                     slot("effect", "effect", "invariant", EFFECT)),
+             negated_by=(("effect", "changes"),)),
         Spec("chain-rule-scores-text", "the product of a model's next-token probabilities "
              "scores every text: over all texts of one length the scores sum to 1",
              params=(Param("max_vocab", "int", 3, 2, 4), Param("max_len", "int", 3, 1, 3)),
@@ -44,5 +46,7 @@ def specs() -> tuple[Spec, ...]:
         Spec("max-likelihood-min-nll", "maximising the product of the probabilities picks "
              "the same candidate as minimising the sum of their negative logarithms",
              params=(Param("max_candidates", "int", 5, 2, 12),
-                     Param("max_len", "int", 6, 1, 16))),
+                     Param("max_len", "int", 6, 1, 16),
+                     slot("effect", "effect", "invariant", EFFECT)),
+             negated_by=(("effect", "changes"),)),
     )
