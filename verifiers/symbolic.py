@@ -381,16 +381,25 @@ def _mp_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _worker_main(conn: Any, fn: Callable[..., Iterator[Any]], args: tuple) -> None:
+def _send_results(conn: Any, fn: Callable[..., Iterator[Any]], args: tuple) -> bool:
+    """Stream ``fn(*args)`` to the parent, then ``_DONE``; on a failure send it as
+    ``("error", …)`` instead and return False (both workers report the same way)."""
     try:
         for item in fn(*args):
             conn.send(item)
         conn.send(_DONE)
+        return True
     except BaseException as exc:  # noqa: BLE001 - report every failure to the parent
         try:
             conn.send(("error", f"{type(exc).__name__}: {exc}"[:500]))
         except Exception:  # noqa: BLE001
             pass
+        return False
+
+
+def _worker_main(conn: Any, fn: Callable[..., Iterator[Any]], args: tuple) -> None:
+    try:
+        _send_results(conn, fn, args)
     finally:
         conn.close()
 
@@ -462,13 +471,8 @@ def _serve(conn: Any) -> None:
             fn, args = conn.recv()
         except (EOFError, OSError):
             return
-        try:
-            for item in fn(*args):
-                conn.send(item)
-            conn.send(_DONE)
-        except BaseException as exc:  # noqa: BLE001 - report every failure to the parent
+        if not _send_results(conn, fn, args):
             try:
-                conn.send(("error", f"{type(exc).__name__}: {exc}"[:500]))
                 conn.send(_DIED)
             except Exception:  # noqa: BLE001
                 pass
