@@ -69,6 +69,7 @@ class _Open:
         return wall if self.cpu_expiry is None else min(wall, self.cpu_expiry - cpu)
 
 
+_ALARM = frozenset({signal.SIGALRM})  # blocked while a deadline closes
 _open: list[_Open] = []  # the deadlines now open in this process, outermost first
 _previous: Any = None  # the SIGALRM handler before the outermost deadline
 _previous_hook: Any = None  # sys.unraisablehook before the outermost deadline
@@ -150,15 +151,20 @@ def deadline(seconds: float, error: Callable[[], BaseException] | None = None,
         yield
     finally:
         # An expired deadline re-fires every REFIRE seconds, so a late expiry can land in
-        # this very cleanup: close again until it is done (the error already on its way
-        # out, if any, keeps going).
+        # this very cleanup. SIGALRM is blocked while closing, so at most one expiry that
+        # was already on its way runs here (it is absorbed and the close is redone); one
+        # that arrives when it is unblocked finds this deadline closed (the error already
+        # on its way out, if any, keeps going, or an expired outer deadline takes over).
         while True:
             try:
+                signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
                 _close(entry)
                 break
             except BaseException as late:
                 if not getattr(late, "_from_deadline", False):
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
                     raise
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
 
 
 def _close(entry: _Open) -> None:
