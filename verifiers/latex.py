@@ -178,6 +178,9 @@ _KNOWN_UNSUPPORTED = _ELLIPSES | frozenset({
     "exists", "begin", "end", "mid", "circ", "otimes", "oplus", "setminus", "cup", "cap",
     "subset", "int", "pm", "mp",
 })
+_OTHERWISE = frozenset({"otherwise", "else"})
+_CONDITIONS = {"=": sympy.Eq, "\\ne": sympy.Ne, "<": sympy.Lt, ">": sympy.Gt, "\\le": sympy.Le,
+               "\\ge": sympy.Ge}
 _FUNC_CMDS = {"ln": "log", "log": "log", "exp": "exp", "sin": "sin", "cos": "cos", "tan": "tan"}
 _MODIFIERS = {"bar": "bar", "hat": "hat", "tilde": "tilde", "mathbf": "bold",
               "boldsymbol": "bold", "vec": "vec", "dot": "dot"}
@@ -1008,6 +1011,8 @@ class _Parser:
                 self.advance()
                 self.skip_group()
             return body
+        if name == "begin" and self.env_name() == "cases":
+            return self.cases(tok)
         if name == "begin" and self.matrices:
             return self.matrix_literal(tok)
         if name == "partial":
@@ -1027,6 +1032,61 @@ class _Parser:
         if name in ("top", "mathsf"):
             raise LatexError(f"\\{name} is read only as a transpose mark, M^{{\\top}}", tok.col)
         raise LatexError(f"unsupported LaTeX command \\{name}", tok.col)
+
+    def env_name(self) -> str:
+        """The name of the environment a ``\\begin`` opens, without reading it ("" if none)."""
+        if not self.at_op("{"):
+            return ""
+        end = _match_brace(self.toks, self.pos)
+        return "".join(t.text for t in self.toks[self.pos + 1:end])
+
+    def cases(self, tok: _Token) -> sympy.Basic:
+        """``\\begin{cases} v_1, & c_1 \\\\ v_2, & c_2 \\end{cases}``: a Piecewise, each row a
+        value and its condition (a relation ``j \\leq i``, ``j > i``, or ``\\text{otherwise}``),
+        in the printed order, so an edited value or condition changes what is checked."""
+        self.word_group(tok)
+        pieces: list[tuple[sympy.Basic, Any]] = []
+        while True:
+            value = self.expr()
+            if self.at_op(","):
+                self.advance()
+            if not self.at_op("&"):
+                raise self.unexpected(self.peek(), "a row of cases is 'value, & condition'")
+            self.advance()
+            pieces.append((value, self.condition()))
+            if self.at_op(",") or self.at_op("."):
+                self.advance()  # "j > i ." ends a sentence
+            if self.peek().kind == "sep":
+                self.advance()
+            if self.peek().kind == "cmd" and self.peek().text == "end":
+                break
+            if self.peek().kind == "end":
+                raise LatexError("\\begin{cases} without \\end{cases}", tok.col)
+        end = self.advance()
+        if self.word_group(end) != "cases":
+            raise LatexError("\\begin{cases} closed by another environment", end.col)
+        if any(cond is sympy.true for _, cond in pieces[:-1]):
+            raise LatexError("'otherwise' must be the last row of cases", tok.col)
+        return self.node(sympy.Piecewise(*pieces, evaluate=False))
+
+    def condition(self) -> Any:
+        """The condition of a row of cases: ``a REL b`` or ``\\text{otherwise}``."""
+        tok = self.peek()
+        if tok.kind == "cmd" and tok.text == "text":
+            self.advance()
+            word = self.word_group(tok)
+            if word not in _OTHERWISE:
+                raise LatexError(f"condition \\text{{{word}}} is not read (only "
+                                 "\\text{otherwise})", tok.col)
+            return sympy.true
+        left = self.expr()
+        rel = self.peek()
+        if rel.kind != "rel" or rel.text not in _CONDITIONS:
+            raise self.unexpected(rel, "a condition is a relation (j \\leq i, j > i) or "
+                                       "\\text{otherwise}")
+        self.advance()
+        right = self.expr()
+        return _CONDITIONS[rel.text](left, right, evaluate=False)
 
     def matrix_literal(self, tok: _Token) -> sympy.Basic:
         """``\\begin{matrix} a & b \\\\ c & d \\end{matrix}`` (also pmatrix, bmatrix), read
@@ -1367,6 +1427,22 @@ def _strip_environment(text: str) -> str:
     return body
 
 
+_ENV_DEPTH = {"begin": 1, "end": -1}
+
+
+def _close_cases_brace(text: str) -> str:
+    """The export writes ``= {\\begin{cases} … \\end{cases}`` with the ``{`` never closed:
+    close it right after ``\\end{cases}`` (nothing moves, so every column still points
+    into the note). Any other unbalanced text is left to fail as before."""
+    opened = text.count("{") - text.count("\\{")
+    closed = text.count("}") - text.count("\\}")
+    end = text.rfind("\\end{cases}")
+    if opened != closed + 1 or "{\\begin{cases}" not in text or end < 0:
+        return text
+    cut = end + len("\\end{cases}")
+    return text[:cut] + "}" + text[cut:]
+
+
 def split_chains(source: str) -> list[list[str]]:
     """All statements of a display: each as [side, relation, side, relation, side, ...].
 
@@ -1380,7 +1456,7 @@ def split_chains(source: str) -> list[list[str]]:
         raise LatexError("formula must be a string")
     if len(source) > MAX_SOURCE_CHARS:
         raise LatexError(f"formula longer than {MAX_SOURCE_CHARS} characters")
-    text = _strip_environment(_strip_delimiters(source)[0])
+    text = _close_cases_brace(_strip_environment(_strip_delimiters(source)[0]))
     chains: list[list[str]] = []
     for row, row_col in _split_top(text, "row"):
         for k, (stmt, col) in enumerate(_split_top(row, "comma")):
@@ -1464,6 +1540,7 @@ def _split_top(text: str, what: str) -> list[tuple[str, int]]:
             j = i + 2
             while nxt.isalpha() and j < len(text) and text[j].isalpha():
                 j += 1
+            depth += _ENV_DEPTH.get(text[i + 1 : j], 0)  # rows of a cases/matrix stay inside
             buf.append(text[i:j])
             i = j
             continue
@@ -1509,6 +1586,7 @@ def _split_relations(text: str) -> list[str]:
             word = text[i + 1 : j]
             if j == i + 1:
                 j = min(i + 2, len(text))
+            depth += _ENV_DEPTH.get(word, 0)  # the conditions of a cases are not relations
             if depth == 0 and word in _RELATION_CMDS:
                 rel = _RELATION_CMDS[word]
             elif depth == 0 and word == "in" and text[j:].lstrip()[:1] in ("[", "("):
@@ -1523,9 +1601,11 @@ def _split_relations(text: str) -> list[str]:
                 depth += 1
             elif ch in ")]}":
                 depth -= 1
+            width = 1
             if depth == 0 and ch in _RELATION_CHARS:
                 rel = _RELATION_CHARS[ch]
-            width = 1
+            elif depth == 0 and text.startswith(":=", i):
+                rel, width = "=", 2  # y := …, a definition: read as the equation it makes
         if rel is not None:
             pieces.append("".join(buf))
             pieces.append(rel)
@@ -1682,6 +1762,13 @@ class _Printer(LatexPrinter):
         if text.startswith("\\hbar"):  # SymPy reads the name hbar as Planck's constant
             return "\\bar{h}" + text[5:]
         return "\\nabla " + text[5:] if text.startswith("nabla") else text
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:  # noqa: N802
+        rows = []
+        for value, cond in expr.args:
+            shown = "\\text{otherwise}" if cond is sympy.true else self._print(cond)
+            rows.append(f"{self._print(value)}, & {shown}")
+        return "{\\begin{cases} " + " \\\\ ".join(rows) + " \\end{cases}}"
 
     def _print_Tuple(self, expr: sympy.Tuple) -> str:  # noqa: N802
         return "\\left(" + ", ".join(self._print(a) for a in expr.args) + "\\right)"
@@ -1906,7 +1993,7 @@ def atoms_multiset(source: str, *, functions: Collection[str] = (),
                     skip.add(i + 2)  # \frac{1}{b} c prints as \frac{c}{b}: notation
                 elif nxt.kind == "num" and nxt.text == "1":
                     skip.add(i + 1)  # \frac12
-            elif tok.text in ("underset", "overset", "begin", "end") and _is_op(nxt, "{"):
+            elif tok.text in ("underset", "overset", "begin", "end", "text") and _is_op(nxt, "{"):
                 skip.update(range(i + 1, _match_brace(toks, i + 1) + 1))
             elif tok.text in ("underbrace", "overbrace") and _is_op(nxt, "{"):
                 end = _match_brace(toks, i + 1)

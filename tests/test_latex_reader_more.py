@@ -1,0 +1,83 @@
+"""More constructs of the LaTeX reader (issue 12 item 4): ``\\begin{cases}`` as a Piecewise,
+``:=`` as a definition. Each is read (the tree is what the note prints) and each has an edit
+test: a good line verifies and its edited twin fails a step at its line."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from tests.test_engine import check, project
+from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chains
+
+i, j, x = (sympy.Symbol(n, real=True) for n in "ijx")
+
+MASK = r"M_{i j} = {\begin{cases} 0, & j \leq i \\ - \infty, & j > i \end{cases}"
+
+
+def test_cases_read_as_a_piecewise_in_the_printed_order():
+    chain = split_chains(MASK)  # the export's unclosed "{" before \begin{cases} is closed
+    assert len(chain) == 1 and chain[0][:2] == ["M_{i j}", "="]
+    value = parse_latex(chain[0][2])
+    assert value.args == ((0, sympy.Le(j, i)), (-sympy.oo, sympy.Gt(j, i)))  # as printed
+    assert value.subs({i: 2, j: 3}) == -sympy.oo and value.subs({i: 3, j: 3}) == 0
+    assert round_trip_ok(chain[0][2], value)
+
+
+def test_cases_otherwise_and_errors():
+    value = parse_latex(r"\begin{cases} x^{2}, & x \geq 0 \\ - x, & \text{otherwise} \end{cases}")
+    assert value.subs(x, -2) == 2 and value.subs(x, 3) == 9
+    for bad in (r"\begin{cases} 1, & \text{sometimes} \end{cases}",  # an unread condition
+                r"\begin{cases} 1, & x \end{cases}",                  # no relation
+                r"\begin{cases} 1, & \text{otherwise} \\ 2, & x > 0 \end{cases}",
+                r"\begin{cases} 1, & x > 0 \end{matrix}",
+                r"\begin{cases} 1, & x > 0"):
+        with pytest.raises(LatexError):
+            parse_latex(bad)
+
+
+def test_a_definition_with_colon_equals_is_an_equation():
+    assert split_chains(r"y := 2 x + 1") == [["y", "=", "2 x + 1"]]
+    assert split_chains(r"a : b = c") == [["a : b", "=", "c"]]  # a colon alone is not :=
+
+
+# name: (good line, planted wrong line, quote with the hole, extra claim keys)
+LINES: dict[str, tuple[str, str, str, str]] = {
+    "cases-value": (  # a value of a row edited
+        r"$f (x) = {\begin{cases} x^{2}, & x \geq 0 \\ - x, & \text{otherwise} \end{cases}$，"
+        r"$f (- 2) = 2$",
+        r"$f (x) = {\begin{cases} x^{2}, & x \geq 0 \\ x, & \text{otherwise} \end{cases}$，"
+        r"$f (- 2) = 2$",
+        "{p}：$⟪F⟫$，$⟪S⟫$", "define: {f: F}\n    functions: [f]"),
+    "cases-condition": (  # a condition edited: -2 now takes the first row
+        r"$f (x) = {\begin{cases} x^{2}, & x \geq 0 \\ - x, & x < 0 \end{cases}$，$f (- 2) = 2$",
+        r"$f (x) = {\begin{cases} x^{2}, & x \leq 0 \\ - x, & x > 0 \end{cases}$，$f (- 2) = 2$",
+        "{p}：$⟪F⟫$，$⟪S⟫$", "define: {f: F}\n    functions: [f]"),
+    "colon-equals": (  # a definition written with := is read and used
+        r"$y := 2 x + 1$，$y - 1 = 2 x$",
+        r"$y := 2 x - 1$，$y - 1 = 2 x$",
+        "{p}：$⟪Y⟫$，$⟪S⟫$", "define: {y: Y}"),
+}
+
+
+def reader_project(tmp_path, names):
+    note, claims = [], ["note: n.txt", "claims:"]
+    for name in names:
+        good, bad, text, extra = LINES[name]
+        for prefix, line in ((f"{name}-ok", good), (f"{name}-bad", bad)):
+            note.append(f"{prefix}：{line}")
+            claims += [f"  - id: {prefix}", "    kind: symbolic",
+                       f"    text: |\n      {text.format(p=prefix)}"]
+            if extra:
+                claims.append("    " + extra)
+    return project(tmp_path, "\n".join(claims) + "\n", "\n".join(note) + "\n")
+
+
+@pytest.mark.parametrize("name", sorted(LINES))
+def test_the_construct_is_read_and_an_edit_fails_at_its_line(tmp_path, capsys, name):
+    _, out, data = check(reader_project(tmp_path, [name]), capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    ok, bad = by_id[f"{name}-ok"], by_id[f"{name}-bad"]
+    assert ok["status"] == "verified", (name, ok["message"], out)
+    assert bad["status"] == "discrepancy", (name, bad["message"], out)
+    assert "n.txt:2:" in out, out  # the edited twin is line 2 of the note
