@@ -1,5 +1,6 @@
 """More constructs of the LaTeX reader (issue 12 item 4): ``\\begin{cases}`` as a Piecewise,
-``:=`` as a definition. Each is read (the tree is what the note prints) and each has an edit
+``:=`` as a definition, ``a_{1} + \\dots + a_{n}`` / ``p_{1} p_{2} \\dots p_{n}`` as a Sum /
+Product. Each is read (the tree is what the note prints) and each has an edit
 test: a good line verifies and its edited twin fails a step at its line."""
 
 from __future__ import annotations
@@ -41,6 +42,31 @@ def test_a_definition_with_colon_equals_is_an_equation():
     assert split_chains(r"a : b = c") == [["a : b", "=", "c"]]  # a colon alone is not :=
 
 
+def test_an_ellipsis_folds_a_run_of_terms_into_a_sum_or_product():
+    n = sympy.Symbol("n", real=True)
+    total = parse_latex(r"a_{1} + a_{2} + \dots + a_{n}")
+    assert isinstance(total, sympy.Sum) and total.limits[0][1:] == (1, n)
+    assert total.subs(n, 3).doit() == sum(sympy.Indexed(sympy.IndexedBase(
+        sympy.Symbol("a", real=True)), k) for k in (1, 2, 3))
+    product = parse_latex(r"p_{1} p_{2} \dots p_{n}")
+    assert isinstance(product, sympy.Product)
+    five = parse_latex(r"x + a_{1} v_{1} + \cdots + a_{5} v_{5}")  # the run after x only
+    assert five.has(sympy.Sum) and sympy.Symbol("x", real=True) in five.args
+    for source in (r"a_{1} + a_{2} + \dots + a_{n}", r"p_{1} p_{2} \dots p_{n}"):
+        assert round_trip_ok(source, parse_latex(source))  # prints back as written
+
+
+@pytest.mark.parametrize("source", [
+    r"a_{1} + \dots + b_{n}",             # the last term is another name
+    r"a_{1} v_{1} + a_{2} v_{3} + \dots + a_{n} v_{n}",  # a term off the index
+    r"a_{1} + a_{2} + a_{3} + \dots + a_{2}",  # ends before the shown terms
+    r"(q_{1}, q_{2}, \dots, q_{64})",     # a list: not read
+])
+def test_an_ellipsis_that_follows_no_index_is_not_read(source):
+    with pytest.raises(LatexError):
+        parse_latex(source)
+
+
 # name: (good line, planted wrong line, quote with the hole, extra claim keys)
 LINES: dict[str, tuple[str, str, str, str]] = {
     "cases-value": (  # a value of a row edited
@@ -57,6 +83,15 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         r"$y := 2 x + 1$，$y - 1 = 2 x$",
         r"$y := 2 x - 1$，$y - 1 = 2 x$",
         "{p}：$⟪Y⟫$，$⟪S⟫$", "define: {y: Y}"),
+    "dots-product": (  # checked for n = 1..4; the edited bound fails at n = 1
+        r"$- \ln (p_{1} p_{2} \dots p_{n}) = - \sum_{i = 1}^{n} \ln p_{i}$",
+        r"$- \ln (p_{1} p_{2} \dots p_{n}) = - \sum_{i = 2}^{n} \ln p_{i}$",
+        "{p}：⟪F⟫", "assume: {positive: [p_1, p_2, p_3, p_4]}"),
+    "dots-sum": (  # a sum written with dots against its closed form
+        r"$1 + 2 + \dots + n = \frac{n (n + 1)}{2}$".replace("1 + 2", "x_{1} + x_{2}")
+        .replace("+ n =", "+ x_{n} =").replace(r"\frac{n (n + 1)}{2}", r"\sum_{i = 1}^{n} x_{i}"),
+        r"$x_{1} + x_{2} + \dots + x_{n} = \sum_{i = 1}^{n} x_{i} + x_{1}$",
+        "{p}：⟪F⟫", ""),
 }
 
 

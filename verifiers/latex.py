@@ -86,8 +86,10 @@ from typing import Any
 
 import sympy
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE
 
 from verifiers.deadline import can_bound, deadline
+from verifiers.ellipsis import DotsProduct, DotsSum, fold, terms_of
 from verifiers.errors import ColumnError
 
 __all__ = [
@@ -511,6 +513,9 @@ class _Parser:
         terms = [self.term()]
         while self.at_op("+") or self.at_op("-"):
             op = self.advance()
+            if op.text == "+" and self.at_ellipsis():
+                terms = self.folded(terms, "sum")
+                continue
             right = self.term()
             terms.append(right if op.text == "+" else self.negate(right, op))
         self.leave()
@@ -539,12 +544,38 @@ class _Parser:
                 if isinstance(left, sympy.Tuple) or isinstance(right, sympy.Tuple):
                     raise LatexError("arithmetic on a tuple (a, b, ...)", tok.col)
                 factors = [self.node(sympy.Function("hadamard")(left, right))]
+            elif self.at_ellipsis():
+                factors = self.folded(factors, "product")
             elif self.starts_operand(tok):
                 factors.append(self.unary())
             else:
                 break
         self.leave()
         return self.product(factors, self.peek())
+
+    def at_ellipsis(self) -> bool:
+        tok = self.peek()
+        return tok.kind == "cmd" and tok.text in ("dots", "cdots", "ldots", "…", "⋯")
+
+    def folded(self, items: list[sympy.Basic], kind: str) -> list[sympy.Basic]:
+        """``a_{1} + a_{2} + \\dots + a_{n}`` (``p_{1} p_{2} \\dots p_{n}``): the shown items
+        that follow one index, the ellipsis and the last item, folded into one Sum (Product)
+        by :func:`verifiers.ellipsis.fold`; the items before the run stay as they are."""
+        dots = self.advance()
+        if kind == "sum":
+            self.expect_op("+")
+            last = self.term()
+        else:
+            if _is_op(self.peek(), "*"):
+                self.advance()
+            last = self.unary()
+        for k in range(len(items), 0, -1):
+            value = fold(items[-k:], last, kind)
+            if value is not None:
+                return [*items[:-k], self.node(value)]
+        raise LatexError(f"ellipsis '\\{dots.text}' is read only between terms that follow "
+                         "one index (a_{1} + a_{2} + \\dots + a_{n}): restate the formula "
+                         "with a reason", dots.col)
 
     def product(self, factors: list[sympy.Basic], tok: _Token) -> sympy.Basic:
         if len(factors) == 1:
@@ -1762,6 +1793,15 @@ class _Printer(LatexPrinter):
         if text.startswith("\\hbar"):  # SymPy reads the name hbar as Planck's constant
             return "\\bar{h}" + text[5:]
         return "\\nabla " + text[5:] if text.startswith("nabla") else text
+
+    def _print_DotsSum(self, expr: DotsSum) -> str:  # noqa: N802
+        shown, last = terms_of(expr)
+        return " + ".join([*(self._print(t) for t in shown), "\\dots", self._print(last)])
+
+    def _print_DotsProduct(self, expr: DotsProduct) -> str:  # noqa: N802
+        shown, last = terms_of(expr)
+        return " ".join([*(self.parenthesize(t, PRECEDENCE["Mul"]) for t in shown), "\\dots",
+                         self.parenthesize(last, PRECEDENCE["Mul"])])
 
     def _print_Piecewise(self, expr: sympy.Piecewise) -> str:  # noqa: N802
         rows = []

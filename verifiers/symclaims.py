@@ -24,6 +24,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import DeadlineExceeded, can_bound, deadline, remaining
+from verifiers.ellipsis import length_cases
 from verifiers.fprimes import function_primes
 from verifiers.holes import Match
 from verifiers.indices import (
@@ -642,6 +643,7 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
     if "o" in claim.functions and any(_little_o(e) for e in exprs):  # A = B + o (η)
         return _check_first_order(claim, note, printed, label, sides, relations, exprs)
     exprs = [_link_indexed(e) for e in exprs]
+    length_labels, lengths = length_cases(exprs)  # p_{1} \dots p_{n}: n = 1, 2, 3, 4
     assume = _with_random(assumptions(claim), exprs)
     if assume.random_variables:
         exprs = [_moments(e, assume).subs(subs.givens) for e in exprs]
@@ -659,6 +661,12 @@ def _check_chain(claim: Claim, note: Note, printed: Any, label: str, chain: list
             tolerance = _printed_tolerance(sides[k + 1])
         else:  # "=" with decimals is exact arithmetic on the printed digits
             lhs, rhs = _exact(lhs), _exact(rhs)
+        if lengths and relation == "=":
+            pairs = [(_link_indexed(lhs.xreplace(c)), _link_indexed(rhs.xreplace(c)))
+                     for c in lengths]
+            steps.append(check_cases(pairs, length_labels, relation, assume, _step_seconds(claim),
+                                     index=k + 1, shown=(sides[k], sides[k + 1])))
+            continue
         try:
             if relation == "\\in" or lhs.has(sympy.Limit) or rhs.has(sympy.Limit):
                 steps.append(_bound_or_limit(lhs, rhs, relation, assume,
