@@ -1,6 +1,7 @@
 """More constructs of the LaTeX reader (issue 12 item 4): ``\\begin{cases}`` as a Piecewise,
 ``:=`` as a definition, ``a_{1} + \\dots + a_{n}`` / ``p_{1} p_{2} \\dots p_{n}`` as a Sum /
-Product. Each is read (the tree is what the note prints) and each has an edit
+Product, the conditional sum ``\\sum_{i : t_{i} = w}``, an entry ``LN (x)_{r}`` of a
+function's value. Each is read (the tree is what the note prints) and each has an edit
 test: a good line verifies and its edited twin fails a step at its line."""
 
 from __future__ import annotations
@@ -67,6 +68,26 @@ def test_an_ellipsis_that_follows_no_index_is_not_read(source):
         parse_latex(source)
 
 
+def test_a_conditional_sum_keeps_the_terms_whose_condition_holds():
+    value = parse_latex(r"\sum_{i : t_{i} = w} x_{i}")
+    body = value.function
+    assert isinstance(body, sympy.Piecewise) and body.args[1] == (0, True)
+    t, xs = (sympy.IndexedBase(sympy.Symbol(n, real=True)) for n in "tx")
+    w = sympy.Symbol("w", real=True)
+    written = value.subs(value.limits[0][2], 3).doit().subs({t[1]: 1, t[2]: 2, t[3]: 1, w: 1})
+    assert written == xs[1] + xs[3]  # t = (1, 2, 1): the positions with t_i = 1
+    assert round_trip_ok(r"\sum_{i : t_{i} = w} x_{i}", value)
+    with pytest.raises(LatexError):
+        parse_latex(r"\prod_{i : t_{i} = w} x_{i}")
+
+
+def test_an_entry_of_a_function_value():
+    value = parse_latex(r"LN (x)_{r}")  # LayerNorm's r-th coordinate
+    assert value.func == sympy.Function("entry") and value.args[1] == sympy.Symbol("r", real=True)
+    assert round_trip_ok(r"LN (x)_{r}", value)
+    assert parse_latex(r"G (x)_{2}", functions=["G"]).func == sympy.Function("entry")
+
+
 # name: (good line, planted wrong line, quote with the hole, extra claim keys)
 LINES: dict[str, tuple[str, str, str, str]] = {
     "cases-value": (  # a value of a row edited
@@ -92,6 +113,16 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         .replace("+ n =", "+ x_{n} =").replace(r"\frac{n (n + 1)}{2}", r"\sum_{i = 1}^{n} x_{i}"),
         r"$x_{1} + x_{2} + \dots + x_{n} = \sum_{i = 1}^{n} x_{i} + x_{1}$",
         "{p}：⟪F⟫", ""),
+    "function-entry": (  # LN (x)_{r}: an entry of a function's value, defined and used
+        r"$LN (x)_{r} = γ_{r} \frac{x_{r} - μ}{\sqrt{v + ε}} + β_{r}$，"
+        r"$\frac{LN (x)_{r} - β_{r}}{γ_{r}} = \frac{x_{r} - μ}{\sqrt{v + ε}}$",
+        r"$LN (x)_{r} = γ_{r} \frac{x_{r} - μ}{\sqrt{v + ε}} - β_{r}$，"
+        r"$\frac{LN (x)_{r} - β_{r}}{γ_{r}} = \frac{x_{r} - μ}{\sqrt{v + ε}}$",
+        "{p}：$⟪N⟫$，$⟪S⟫$", "define:\n      LN (x)_{r}: N"),
+    "where-sum": (  # a sum over the i where a condition holds (N = 3, x_i = i: 2 + 3)
+        r"$x_{i} = i$，$\sum_{i : x_{i} > 1} x_{i} = 5$",
+        r"$x_{i} = i$，$\sum_{i : x_{i} > 2} x_{i} = 5$",
+        "{p}：$⟪D⟫$，$⟪S⟫$", "define: {x_i: D}\n    assume: {integer: [i]}"),
 }
 
 

@@ -195,6 +195,11 @@ _KNOWN_CMDS = (
 _SPACING = ",;:! "
 
 
+class WhereSum(sympy.Sum):
+    """``\\sum_{i : t_{i} = w} x_{i}``: the sum of the terms whose condition holds, a Sum of
+    ``Piecewise((x_i, t_i = w), (0, True))`` that prints back with its condition."""
+
+
 class LatexError(ColumnError):
     """A formula is malformed, uses notation outside the grammar, or hits a limit."""
 
@@ -424,9 +429,11 @@ class _Parser:
         self.nodes = 0
         self.symbols = symbols
         self.functions = functions
+        self.declared = frozenset(functions) - FUNCTION_WORDS  # the claim's own functions
         self.matrices = matrices
         self.sets = sets
         self.bound: list[str] = []  # indices of the enclosing sums/products
+        self.where: Any = None  # the condition of \sum_{i : …} being read
         self.in_norm = 0
         self.in_abs = 0
         self.sizes = _Sizes()  # memoised: each power costs only its new nodes
@@ -1006,8 +1013,9 @@ class _Parser:
                     "tan": sympy.tan}[_FUNC_CMDS[name]]
             return self.node(self.build(func, args[0], col=tok.col))
         value = self.node(sympy.Function(name)(*args))
-        if (name == "diag" or "_" in name) and self.at_op("_"):
-            # \mathrm{diag}(p)_{ij}, F_{θ} (X)_{5}: an entry (a row) of the value
+        if (name in ("diag", "LN") or "_" in name or name in self.declared) and self.at_op("_"):
+            # \mathrm{diag}(p)_{ij}, F_{θ} (X)_{5}, LN (x)_{r} of a declared LN: an entry
+            # (a row) of the value
             return self.subscripted_value(value, tok)
         return value
 
@@ -1296,6 +1304,11 @@ class _Parser:
         body = self.operator_body()
         self.bound.pop()
         cls = sympy.Sum if name == "sum" else sympy.Product
+        if self.where is not None:  # \sum_{i : t_{i} = w}: the terms whose condition holds
+            if name != "sum":
+                raise LatexError("\\prod_{i : condition} is not read", tok.col)
+            body = self.node(sympy.Piecewise((body, self.where), (0, True), evaluate=False))
+            cls, self.where = WhereSum, None
         try:
             return self.node(cls(body, (index, lower, upper)))
         except TimeoutError:
@@ -1368,9 +1381,15 @@ class _Parser:
         elif self.peek().kind == "cmd" and self.peek().text == "in":
             self.advance()
             lower, upper = sympy.Integer(1), self.node(sympy.Function("card")(self.set_name()))
+        elif self.at_op(":"):  # \sum_{i : t_{i} = w}: every i where the condition holds
+            self.advance()
+            self.bound.append(index.name)
+            self.where = self.condition()
+            self.bound.pop()
+            lower, upper = sympy.Integer(1), SUM_UPPER
         if not self.at_op("}"):
-            raise self.unexpected(self.peek(), "only \\sum_{i}, \\sum_{i=a}^{b} or "
-                                  "\\sum_{i \\in I} are read")
+            raise self.unexpected(self.peek(), "only \\sum_{i}, \\sum_{i=a}^{b}, "
+                                  "\\sum_{i \\in I} or \\sum_{i : condition} are read")
         self.advance()
         return index, lower, upper
 
@@ -1659,6 +1678,13 @@ class _Printer(LatexPrinter):
 
     def _print_Product(self, expr: sympy.Product) -> str:  # noqa: N802
         return self._big(expr, "\\prod")
+
+    def _print_WhereSum(self, expr: Any) -> str:  # noqa: N802
+        (var, _, _), (body, cond) = expr.limits[0], expr.function.args[0]
+        text = self._print(body)
+        if isinstance(body, sympy.Add):
+            text = f"\\left({text}\\right)"
+        return f"\\sum_{{{self._print(var)} : {self._print(cond)}}} {text}"
 
     def _big(self, expr: Any, op: str) -> str:
         out = ""
