@@ -11,6 +11,7 @@ import sympy
 
 from tests.test_engine import check, project
 from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chains
+from verifiers.updates import assigned
 
 i, j, x = (sympy.Symbol(n, real=True) for n in "ijx")
 
@@ -36,6 +37,16 @@ def test_cases_otherwise_and_errors():
                 r"\begin{cases} 1, & x > 0"):
         with pytest.raises(LatexError):
             parse_latex(bad)
+
+
+def test_an_update_is_an_assignment():
+    assert split_chains(r"θ \leftarrow θ - η g") == [["θ", "\\gets", "θ - η g"]]
+    assert split_chains(r"w ← w - 0.1 g") == [["w", "\\gets", "w - 0.1 g"]]
+    target, value = assigned(parse_latex("θ"), "θ", parse_latex(r"θ - η g"))
+    theta = sympy.Symbol("theta", real=True)
+    assert target == sympy.Symbol("theta^new", real=True) and value.has(theta)
+    with pytest.raises(ValueError):
+        assigned(parse_latex("f (x)", functions=["f"]), "f (x)", value)
 
 
 def test_a_definition_with_colon_equals_is_an_equation():
@@ -123,6 +134,10 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         r"$x_{i} = i$，$\sum_{i : x_{i} > 1} x_{i} = 5$",
         r"$x_{i} = i$，$\sum_{i : x_{i} > 2} x_{i} = 5$",
         "{p}：$⟪D⟫$，$⟪S⟫$", "define: {x_i: D}\n    assume: {integer: [i]}"),
+    "update-rule": (  # θ ← θ - η g defines θ^{new}; the step after it checks the rule
+        r"$θ \leftarrow θ - η g$，$θ^{new} - θ = - η g$",
+        r"$θ \leftarrow θ + η g$，$θ^{new} - θ = - η g$",
+        "{p}：$⟪H⟫$，$⟪S⟫$", "define: {θ: H}"),
 }
 
 

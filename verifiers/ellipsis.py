@@ -117,3 +117,4 @@ def length_cases(exprs: list[Any]) -> tuple[list[str], list[dict[Any, Any]]]:
         return [], []
     return ([f"{names[0]}={n}" for n in LENGTHS],
             [{names[0]: sympy.Integer(n)} for n in LENGTHS])
+

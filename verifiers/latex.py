@@ -165,9 +165,10 @@ _DROPPED = frozenset({
 _RELATION_CMDS = {
     "approx": "\\approx", "le": "\\le", "leq": "\\le", "ge": "\\ge", "geq": "\\ge",
     "lt": "<", "gt": ">", "ne": "\\ne", "neq": "\\ne", "to": "\\to", "equiv": "\\equiv",
+    "leftarrow": "\\gets", "gets": "\\gets",  # θ ← θ - η g: an update (an assignment)
 }
 _RELATION_CHARS = {"=": "=", "<": "<", ">": ">", "≈": "\\approx", "≤": "\\le", "≥": "\\ge",
-                   "≠": "\\ne", "→": "\\to"}
+                   "≠": "\\ne", "→": "\\to", "←": "\\gets"}
 _OP_CMDS = {"times": "*", "cdot": "*", "div": "/", "odot": "⊙", "lVert": "‖", "rVert": "‖",
             "|": "‖", "{": "(", "}": ")", "lbrace": "(", "rbrace": ")", "vert": "|",
             "lvert": "|", "rvert": "|"}

@@ -74,6 +74,7 @@ from verifiers.symbolic import (
     run_streaming,
     variance,
 )
+from verifiers.updates import assigned, updated
 from verifiers.vecdot import check_components, dot_products
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
@@ -205,8 +206,8 @@ class Definitions:
                 # PE(pos, 2i) = …: a pattern; PE(1, 2) has pos = 1, i = 1 (an integer when
                 # assume: {integer: [i]}); PE(1, 3) does not match and stays PE(1, 3)
                 self.calls[name] = (lhs.args, rhs)
-            elif lhs == sympy.Symbol(name, real=True):
-                self.symbols[lhs] = rhs
+            elif lhs in (sympy.Symbol(name, real=True), updated(name)):
+                self.symbols[lhs] = rhs  # x = …, or the update x ← … (x^{new})
             elif not self._given(name, lhs, rhs):
                 raise _Unparsed(f"define: {name}: formula {hole} does not read '{name} = …'")
         self.symbols = {k: sympy.Function("vec")(*v) if isinstance(v, sympy.Tuple) else v
@@ -237,6 +238,12 @@ class Definitions:
             text = restated.text
         chains = split_chains(text)
         for chain in chains:
+            if len(chain) == 3 and chain[1] == "\\gets":  # θ ← θ - η g: defines θ^{new}
+                try:
+                    return assigned(_parse(chain[0], self.functions, self.matrices), chain[0],
+                                    _parse(chain[2], self.functions, self.matrices))
+                except ValueError as err:
+                    raise _Unparsed(f"define: {name}: {err}") from err
             if len(chain) == 3 and chain[1] == "=":
                 lhs = _parse(chain[0], self.functions, self.matrices)
                 lhs_name = getattr(lhs, "name", None)
