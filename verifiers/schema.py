@@ -788,9 +788,14 @@ class _FileValidator:
         from verifiers.formulaholes import REFERENCES
 
         for key, value in self.mapping(claim, node.value.get("reference"), "reference").items():
-            if key not in claim.formulas or value.value not in REFERENCES:
+            known = set(REFERENCES)
+            if isinstance(value.value, str) and value.value.startswith("tinygpt-"):
+                from verifiers.formulacode import REFERENCES as LATEX_REFERENCES  # LaTeX ones
+
+                known |= set(LATEX_REFERENCES)
+            if key not in claim.formulas or value.value not in known:
                 self.problem(value.line, value.col, f"reference: {key}: name a formula hole of "
-                             f"the text and one of {', '.join(sorted(REFERENCES))}", claim)
+                             f"the text and one of {', '.join(sorted(known))}", claim)
             else:
                 claim.reference[key] = value.value
         if not claim.formulas:

@@ -477,7 +477,10 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         own = restated.text if restated is not None else printed.text
         previous = (side, restated) if (side := _last_side(own)) is not None else None
         if name in claim.reference:  # a plain-text definition, evaluated against tinygpt
-            from verifiers.formulaholes import reference_value
+            if claim.reference[name].startswith("tinygpt-"):  # a LaTeX one: formulacode.py
+                from verifiers.formulacode import reference_value
+            else:
+                from verifiers.formulaholes import reference_value
 
             values.append(reference_value(claim, name, printed, note))
             continue
