@@ -31,7 +31,29 @@ FORMULAS = {
     "tinygpt-output-rows": (r"ℓ_{i} = h_{i} U + b, p_{i} = softmax (ℓ_{i}) .",
                             r"ℓ_{i} = h_{i} U + b, p_{i} = softmax (- ℓ_{i}) ."),
     "tinygpt-positions": (r"{\tilde{x}}_{i} = x_{i} + p_{i}", r"{\tilde{x}}_{i} = x_{i}"),
+    "tinygpt-scaled-score": (r"s_{j} = \frac{q \cdot k_{j}}{\sqrt{d_{k}}}",
+                             r"s_{j} = \frac{q \cdot k_{j}}{d_{k}}"),
+    "tinygpt-raw-score": (r"s_{j} = q \cdot k_{j}", r"s_{j} = \frac{q \cdot k_{j}}{\sqrt{d_{k}}}"),
+    "tinygpt-weighted-sum": (r"z_{i} = \sum_{j = 1}^{n} a_{i j} v_{j}",
+                             r"z_{i} = \sum_{j = 1}^{n} a_{j i} v_{j}"),
+    "tinygpt-key-weighted-sum": (r"z = \sum_{j} a_{j} k_{j}", r"z = \sum_{j} a_{j} k_{1}"),
+    "tinygpt-value-row": (r"v_{j} = x_{j} W_{V}", r"v_{j} = W_{V} x_{j}"),
+    "tinygpt-head": (r"Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})",
+                     r"Z^{(h)} = Attention (K^{(h)}, Q^{(h)}, V^{(h)})"),
+    "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
+                              r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }
+
+
+def test_a_bare_expression_and_a_written_out_sum():
+    scaled = REFERENCES["tinygpt-scaled-score"]
+    assert _check(split_chains(r"\frac{q \cdot k}{\sqrt{d_{k}}}"), scaled, scaled.make(0)) is None
+    assert _check(split_chains(r"\frac{q \cdot k}{d_{k}}"), scaled, scaled.make(0)) is not None
+    weighted = REFERENCES["tinygpt-weighted-sum"]
+    good = r"z = a_{1} v_{1} + a_{2} v_{2} + a_{3} v_{3}"
+    assert _check(split_chains(good), weighted, weighted.make(1)) is None
+    bad = r"z = a_{1} v_{1} + a_{2} v_{2} + a_{2} v_{3}"
+    assert _check(split_chains(bad), weighted, weighted.make(1)) is not None
 
 
 def test_every_reference_has_a_planted_edit():

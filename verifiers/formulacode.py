@@ -165,6 +165,78 @@ def _positions(seed: int) -> Instance:
                     {"xtilde_i": trace["x"].detach()[1:2]})
 
 
+def _scores(scale: bool) -> Callable[[int], Instance]:
+    """``s_{j} = \\frac{q \\cdot k_{j}}{\\sqrt{d_{k}}}`` (or unscaled): tinygpt.scaled_scores of
+    one query against key j = 2."""
+    def make(seed: int) -> Instance:
+        from tinygpt.model import scaled_scores
+
+        g = torch.Generator().manual_seed(seed)
+        q, k = _randn(g, 1, 4), _randn(g, 3, 4)
+        s = scaled_scores(q, k, scale=scale)[0, 1]
+        return Instance({"q": q[0], "k": k[1], "k_j": k[1], "d_k": 4.0}, {"s_j": s})
+    return make
+
+
+def _weighted(keys: bool) -> Callable[[int], Instance]:
+    """``z = a_{1} v_{1} + … `` / ``z_{i} = \\sum_{j} a_{i j} v_{j}``: tinygpt.attention's output
+    row i = 2 with its weights a and values v (``keys``: the values are the keys, 5.4)."""
+    def make(seed: int) -> Instance:
+        from tinygpt.model import attention
+
+        g = torch.Generator().manual_seed(seed)
+        q, k, v = _randn(g, 3, 4), _randn(g, 3, 4), _randn(g, 3, 2)
+        out, a = attention(q, k, k if keys else v)
+        rows = k if keys else v
+        env: dict[str, Any] = {"a": a[1] if keys else a, "v": rows, "k": rows, "i": 2,
+                               "n": 3, "N": 3}  # keys: 5.4's one query, a_{j}
+        env.update({f"a_{j}": a[1, j - 1] for j in (1, 2, 3)})
+        env.update({f"{'k' if keys else 'v'}_{j}": rows[j - 1] for j in (1, 2, 3)})
+        return Instance(env, {"z": out[1], "z_i": out[1]})
+    return make
+
+
+def _value_rows(seed: int) -> Instance:
+    """``v_{j} = x_{j} W_{V}``: tinygpt's value row j = 2 from its attention input row."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=1, d_k=3, d_v=3, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        layer = model.forward_trace([1, 3, 0])["layers"][0]
+    return Instance({"x_j": layer["attn_in"][1:2], "W_V": model.blocks[0].W_V[0].detach()},
+                    {"v_j": layer["v"][0][1:2]})
+
+
+def _head(seed: int) -> Instance:
+    """``Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})``: tinygpt's head h = 2 of a two-head
+    layer (no mask) is tinygpt.attention of that head's Q, K, V."""
+    from tinygpt.model import GPTConfig, TinyGPT, attention
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1,
+                              causal=False), seed=seed)
+    with torch.no_grad():
+        layer = model.forward_trace([1, 3, 0])["layers"][0]
+    env = {"Q^(h)": layer["q"][1], "K^(h)": layer["k"][1], "V^(h)": layer["v"][1]}
+    return Instance(env, {"Z^(h)": layer["z_heads"][1]},
+                    {"Attention": lambda q, k, v: attention(q, k, v)[0]})
+
+
+def _loss(seed: int) -> Instance:
+    """``L = \\frac{1}{| I |} \\sum_{i \\in I} - \\ln p_{i, t_{i + 1}}``: tinygpt.cross_entropy
+    with the loss mask I = {1, 2, 4} of four positions (targets t_2 … t_5; like every index of
+    a formula, a token id counts from 1)."""
+    from tinygpt.model import cross_entropy
+
+    g = torch.Generator().manual_seed(seed)
+    logits = _randn(g, 4, 5)
+    tokens = torch.tensor([0, 3, 1, 4, 2])
+    mask = torch.tensor([True, True, False, True])
+    loss = cross_entropy(logits, tokens[1:], mask)
+    return Instance({"p": torch.softmax(logits, dim=-1), "t": tokens + 1, "I": [1, 2, 4]},
+                    {"L": loss})
+
+
 #: name -> what tinygpt computes, the names read as matrices, the functions, the instance maker
 REFERENCES: dict[str, Reference] = {
     "tinygpt-ffn": Reference("tinygpt.model.ffn (GELU)", ("x", "W_1", "b_1", "W_2", "b_2"),
@@ -184,6 +256,19 @@ REFERENCES: dict[str, Reference] = {
                                      ("h_i", "U", "b"), ("softmax",), _output_rows),
     "tinygpt-positions": Reference("tinygpt's input row (embedding + sinusoidal position)",
                                    ("x_i", "p_i", "xtilde_i"), (), _positions),
+    "tinygpt-scaled-score": Reference("tinygpt.model.scaled_scores", (), (), _scores(True)),
+    "tinygpt-raw-score": Reference("tinygpt.model.scaled_scores without the scale", (), (),
+                                   _scores(False)),
+    "tinygpt-weighted-sum": Reference("tinygpt.attention's output row", (), (),
+                                      _weighted(False)),
+    "tinygpt-key-weighted-sum": Reference("tinygpt.attention's output with the keys as values",
+                                          (), (), _weighted(True)),
+    "tinygpt-value-row": Reference("tinygpt's value row x_j W_V", ("x_j", "W_V", "v_j"), (),
+                                   _value_rows),
+    "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
+                              ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
+    "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
+                                       _loss),
 }
 
 
@@ -200,6 +285,18 @@ def _value(expr: Any, inst: Instance) -> Any:
         return float(expr)
     if isinstance(expr, sympy.Number):
         return float(expr)
+    if isinstance(expr, sympy.Indexed):  # a_{i j}, v_{j}, p_{i, t_{i + 1}}: 1-based entries
+        base = expr.base.label.name
+        if base not in inst.env:
+            raise _Unread(f"{base} is not an input of the reference")
+        at = tuple(int(_value(k, inst)) - 1 for k in expr.indices)
+        return inst.env[base][at]
+    if isinstance(expr, sympy.Sum):
+        return _sum(expr, inst)
+    if (isinstance(expr, AppliedUndef) and expr.func.__name__ == "card") or (
+            isinstance(expr, sympy.Abs) and isinstance(inst.env.get(
+                getattr(expr.args[0], "name", "")), list)):  # |I|: the size of a set
+        return float(len(inst.env[expr.args[0].name]))
     if isinstance(expr, sympy.Add):
         out = _value(expr.args[0], inst)
         for a in expr.args[1:]:
@@ -209,10 +306,11 @@ def _value(expr: Any, inst: Instance) -> Any:
         out: Any = None
         for a in expr.args:
             v = _value(a, inst)
-            both = isinstance(out, torch.Tensor) and isinstance(v, torch.Tensor) \
-                and out.dim() == 2 and v.dim() == 2
+            tensors = isinstance(out, torch.Tensor) and isinstance(v, torch.Tensor)
+            both = tensors and out.dim() == 2 and v.dim() == 2
+            dot = tensors and out.dim() == 1 and v.dim() == 1  # q \cdot k of two vectors
             try:
-                out = v if out is None else (out @ v if both else out * v)
+                out = v if out is None else (out @ v if both or dot else out * v)
             except RuntimeError as err:  # sizes that do not fit: the formula is wrong
                 raise _Shape(f"the product cannot be formed ({err})") from None
         return out
@@ -252,6 +350,22 @@ def _value(expr: Any, inst: Instance) -> Any:
     raise _Unread(f"{type(expr).__name__} is not evaluated here")
 
 
+def _sum(expr: Any, inst: Instance) -> Any:
+    """``\\sum_{j = 1}^{n}``, ``\\sum_{j}`` (over the reference's ``N``), ``\\sum_{i \\in I}``
+    (over the members of the reference's set ``I``)."""
+    (index, lo, hi), = expr.limits
+    if isinstance(hi, AppliedUndef) and hi.func.__name__ == "card":  # i ∈ I
+        members = [int(m) for m in inst.env[hi.args[0].name]]
+    else:
+        upper = inst.env["N"] if getattr(hi, "name", "") == "N_sum" else _value(hi, inst)
+        members = list(range(int(_value(lo, inst)), int(upper) + 1))
+    total: Any = 0.0
+    for m in members:
+        total = total + _value(expr.function, Instance({**inst.env, index.name: m}, {},
+                                                       inst.calls, inst.grads, inst.entries))
+    return total
+
+
 def _key(lhs: Any) -> str:
     if isinstance(lhs, AppliedUndef):
         return lhs.func.__name__
@@ -275,7 +389,11 @@ def _differs(got: Any, want: torch.Tensor) -> str | None:
 def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """(left side, how it differs) for the first chain that disagrees; None when all agree."""
     for chain in chains:
-        lhs = parse_latex(chain[0], matrices=ref.matrices, functions=ref.functions)
+        if len(chain) == 1 and len(inst.expected) == 1:  # a bare expression: the one value
+            chain = [next(iter(inst.expected)), "=", chain[0]]
+            lhs = sympy.Symbol(chain[0])
+        else:
+            lhs = parse_latex(chain[0], matrices=ref.matrices, functions=ref.functions)
         key = _key(lhs)
         if key not in inst.expected:
             raise _Unread(f"{chain[0]} is not what the reference computes "
@@ -314,7 +432,8 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
 
     try:
         chains = split_chains(printed.text)
-        if any(len(c) < 3 or any(r != "=" for r in c[1::2]) for c in chains):
+        if any((len(c) < 3 and len(chains) > 1) or any(r != "=" for r in c[1::2])
+               for c in chains):
             return value(UNPARSED, "a reference formula is a definition 'left = right'")
         for seed in SEEDS:
             found = _check(chains, ref, ref.make(seed))
