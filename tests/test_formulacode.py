@@ -40,6 +40,9 @@ FORMULAS = {
     "tinygpt-value-row": (r"v_{j} = x_{j} W_{V}", r"v_{j} = W_{V} x_{j}"),
     "tinygpt-head": (r"Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})",
                      r"Z^{(h)} = Attention (K^{(h)}, Q^{(h)}, V^{(h)})"),
+    "tinygpt-raw-score-matrix": (r"X W_{Q} W_{K}^{T} X^{T}", r"X W_{Q} W_{K} X^{T}"),
+    "tinygpt-hidden-row": (r"h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{3}",
+                           r"h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{2}"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }
@@ -54,6 +57,10 @@ def test_a_bare_expression_and_a_written_out_sum():
     assert _check(split_chains(good), weighted, weighted.make(1)) is None
     bad = r"z = a_{1} v_{1} + a_{2} v_{2} + a_{2} v_{3}"
     assert _check(split_chains(bad), weighted, weighted.make(1)) is not None
+    word = r"z_{苹果} = \sum_{j} a_{苹果, j} v_{j}"  # a position named by its word (5.7)
+    assert _check(split_chains(word), weighted, weighted.make(0)) is None
+    swapped = r"z_{苹果} = \sum_{j} a_{j, 苹果} v_{j}"
+    assert _check(split_chains(swapped), weighted, weighted.make(0)) is not None
 
 
 def test_every_reference_has_a_planted_edit():

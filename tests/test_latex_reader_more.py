@@ -92,6 +92,17 @@ def test_a_conditional_sum_keeps_the_terms_whose_condition_holds():
         parse_latex(r"\prod_{i : t_{i} = w} x_{i}")
 
 
+def test_a_word_as_a_subscript_label():
+    assert parse_latex(r"z_{苹果}") == sympy.Symbol("z_苹果", real=True)
+    value = parse_latex(r"\sum_{j} a_{苹果, j} v_{j}")  # the word's row of a
+    entry = next(iter(value.atoms(sympy.Indexed) - {e for e in value.atoms(sympy.Indexed)
+                                                   if e.base.label.name == "v"}))
+    assert entry.indices[0] == sympy.Symbol("苹果", real=True)
+    assert round_trip_ok(r"x_{苹果} W", parse_latex(r"x_{苹果} W"))
+    with pytest.raises(LatexError):
+        parse_latex("a + 黑便")  # a word outside a subscript is not a name
+
+
 def test_an_entry_of_a_function_value():
     value = parse_latex(r"LN (x)_{r}")  # LayerNorm's r-th coordinate
     assert value.func == sympy.Function("entry") and value.args[1] == sympy.Symbol("r", real=True)

@@ -189,10 +189,11 @@ def _weighted(keys: bool) -> Callable[[int], Instance]:
         out, a = attention(q, k, k if keys else v)
         rows = k if keys else v
         env: dict[str, Any] = {"a": a[1] if keys else a, "v": rows, "k": rows, "i": 2,
-                               "n": 3, "N": 3}  # keys: 5.4's one query, a_{j}
+                               "苹果": 2, "n": 3, "N": 3}  # keys: 5.4's one query, a_{j}
         env.update({f"a_{j}": a[1, j - 1] for j in (1, 2, 3)})
         env.update({f"{'k' if keys else 'v'}_{j}": rows[j - 1] for j in (1, 2, 3)})
-        return Instance(env, {"z": out[1], "z_i": out[1]})
+        # the row of position i = 2, also named by its word (5.7's z_{苹果}, a_{苹果, j})
+        return Instance(env, {"z": out[1], "z_i": out[1], "z_苹果": out[1]})
     return make
 
 
@@ -237,6 +238,37 @@ def _loss(seed: int) -> Instance:
                     {"L": loss})
 
 
+def _raw_score_matrix(seed: int) -> Instance:
+    """``X W_{Q} W_{K}^{T} X^{T}``: tinygpt's unscaled score matrix Q Kᵀ of Q = X W_Q, K = X W_K."""
+    from tinygpt.model import scaled_scores
+
+    g = torch.Generator().manual_seed(seed)
+    x, wq, wk = _randn(g, 3, 4), _randn(g, 4, 2), _randn(g, 4, 2)
+    return Instance({"X": x, "W_Q": wq, "W_K": wk},
+                    {"S": scaled_scores(x @ wq, x @ wk, scale=False)})
+
+
+def _hidden_row(seed: int) -> Instance:
+    """``h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{3}``: F_θ is tinygpt's stack of blocks and final
+    norm applied to the input rows; row 3 of its value is tinygpt's h_3 of the same prefix."""
+    from tinygpt.model import GPTConfig, TinyGPT, layer_norm
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=2),
+                    seed=seed)
+
+    def f_theta(*rows: torch.Tensor) -> torch.Tensor:
+        x = torch.cat(rows, dim=0)
+        for block in model.blocks:
+            x = block(x)
+        return layer_norm(x, model.gamma_f, model.beta_f, model.config.eps)
+
+    with torch.no_grad():
+        trace = model.forward_trace([1, 3, 0])
+        rows = {f"x_{k + 1}": trace["x"][k:k + 1] for k in range(3)}
+        return Instance(rows, {"h_3": trace["h"][2:3]},
+                        {"F_theta": lambda *r: f_theta(*r).detach()})
+
+
 #: name -> what tinygpt computes, the names read as matrices, the functions, the instance maker
 REFERENCES: dict[str, Reference] = {
     "tinygpt-ffn": Reference("tinygpt.model.ffn (GELU)", ("x", "W_1", "b_1", "W_2", "b_2"),
@@ -267,6 +299,10 @@ REFERENCES: dict[str, Reference] = {
                                    _value_rows),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
+    "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
+                                          ("X", "W_Q", "W_K"), (), _raw_score_matrix),
+    "tinygpt-hidden-row": Reference("tinygpt's hidden row h_3 (blocks and final norm)",
+                                    ("x_1", "x_2", "x_3", "h_3"), ("F_theta",), _hidden_row),
     "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
                                        _loss),
 }
@@ -342,6 +378,8 @@ def _value(expr: Any, inst: Instance) -> Any:
         args = [_value(a, inst) for a in expr.args]
         if name == "transpose" and len(args) == 1:
             return args[0].T
+        if name == "entry" and len(args) == 2 and isinstance(args[0], torch.Tensor):
+            return args[0][int(args[1]) - 1:int(args[1])]  # F (X)_{3}: row 3 of the value
         if name == "softmax" and len(args) == 1:
             return torch.softmax(args[0], dim=-1)
         if name in inst.calls:

@@ -182,6 +182,11 @@ _KNOWN_UNSUPPORTED = _ELLIPSES | frozenset({
     "subset", "int", "pm", "mp",
 })
 _OTHERWISE = frozenset({"otherwise", "else"})
+
+
+def _cjk(ch: str) -> bool:
+    """A CJK character (a word of the note used as a label, x_{苹果})."""
+    return len(ch) == 1 and ("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
 _CONDITIONS = {"=": sympy.Eq, "\\ne": sympy.Ne, "<": sympy.Lt, ">": sympy.Gt, "\\le": sympy.Le,
                "\\ge": sympy.Ge}
 _FUNC_CMDS = {"ln": "log", "log": "log", "exp": "exp", "sin": "sin", "cos": "cos", "tan": "tan"}
@@ -941,6 +946,17 @@ class _Parser:
         i = self.pos + 1
         while i < end:
             t = self.toks[i]
+            if t.kind == "char" and _cjk(t.text):  # x_{苹果}: a word as a label
+                k = i
+                while k + 1 < end and self.toks[k + 1].kind == "char" \
+                        and _cjk(self.toks[k + 1].text):
+                    k += 1
+                word = "".join(x.text for x in self.toks[i:k + 1])
+                parts.append(word)
+                if items is not None:
+                    items.append(self.symbol(word))
+                i = k + 1
+                continue
             if t.kind == "name":
                 parts.append(t.text)
                 if items is not None:
