@@ -43,6 +43,12 @@ FORMULAS = {
     "tinygpt-raw-score-matrix": (r"X W_{Q} W_{K}^{T} X^{T}", r"X W_{Q} W_{K} X^{T}"),
     "tinygpt-hidden-row": (r"h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{3}",
                            r"h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{2}"),
+    "tinygpt-heads": (r"Z = Concat (Z^{(1)}, \dots, Z^{(H)}) W_{O}",
+                      r"Z = Concat (Z^{(2)}, \dots, Z^{(H)}) W_{O}"),
+    "tinygpt-next-token": (r"P (t_{T + 1} ∣ t_{1}, \dots, t_{T}) = softmax (h_{T} W_{out} + b)",
+                           r"P (t_{T + 1} ∣ t_{1}, \dots, t_{T}) = softmax (h_{T} W_{out})"),
+    "tinygpt-next-token-entry": (r"P (t_{n + 1} = j) = \frac{e^{ℓ_{j}}}{\sum_{k} e^{ℓ_{k}}}",
+                                 r"P (t_{n + 1} = j) = \frac{e^{ℓ_{j}}}{\sum_{k} ℓ_{k}}"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

@@ -547,8 +547,6 @@ def test_sum_over_an_indexed_set_architecture_masked_softmax() -> None:
 
 
 @pytest.mark.parametrize(("source", "shown"), [
-    ("Concat (Z^{(1)}, \\dots, Z^{(H)}) W_{O}", "\\dots"),  # architecture :1197
-    ("f(x_1,\\dots,x_n)", "\\dots"),  # lesson1 :29
     ("x_{1 \\dots n}", "\\dots"),
     ("a_{1} + ... + a_{n}", "..."),
 ])

@@ -103,6 +103,17 @@ def test_a_word_as_a_subscript_label():
         parse_latex("a + 黑便")  # a word outside a subscript is not a name
 
 
+def test_call_arguments_with_an_ellipsis_or_an_event():
+    heads = parse_latex(r"Concat (Z^{(1)}, \dots, Z^{(H)})", functions=["Concat"])
+    assert sympy.Function("ellipsis")() in heads.args
+    event = parse_latex(r"P (t_{n + 1} = j)", functions=["P"])
+    assert isinstance(event.args[0], sympy.Eq)
+    for source in (r"Concat (Z^{(1)}, \dots, Z^{(H)})", r"P (t_{n + 1} = j)",
+                   r"P (t_{T + 1} ∣ t_{1}, \dots, t_{T})"):
+        assert round_trip_ok(source, parse_latex(source, functions=["Concat", "P"]),
+                             functions=["Concat", "P"])
+
+
 def test_an_entry_of_a_function_value():
     value = parse_latex(r"LN (x)_{r}")  # LayerNorm's r-th coordinate
     assert value.func == sympy.Function("entry") and value.args[1] == sympy.Symbol("r", real=True)

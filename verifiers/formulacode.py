@@ -269,6 +269,33 @@ def _hidden_row(seed: int) -> Instance:
                         {"F_theta": lambda *r: f_theta(*r).detach()})
 
 
+def _heads(seed: int) -> Instance:
+    """``Z = Concat (Z^{(1)}, \\dots, Z^{(H)}) W_{O}``: tinygpt's multi-head output (H = 3)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=3, d_k=2, d_v=2, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        layer = model.forward_trace([1, 3, 0])["layers"][0]
+    env: dict[str, Any] = {f"Z^({h + 1})": z for h, z in enumerate(layer["z_heads"])}
+    env.update({"H": 3, "Z^(H)": layer["z_heads"][-1], "W_O": model.blocks[0].W_O.detach()})
+    return Instance(env, {"Z": layer["attn_out"]})
+
+
+def _next_token(entry: bool) -> Callable[[int], Instance]:
+    """``P (t_{T + 1} ∣ t_{1}, \\dots, t_{T}) = softmax (h_{T} W_{out} + b)`` (the last row of
+    tinygpt's p) or ``P (t_{n + 1} = j) = \\frac{e^{ℓ_{j}}}{\\sum_{k} e^{ℓ_{k}}}`` (its entry
+    j = 2)."""
+    def make(seed: int) -> Instance:
+        model, trace = _model(seed)
+        h, ell, p = (trace[k].detach() for k in ("h", "logits", "p"))
+        env: dict[str, Any] = {"h_T": h[-1:], "W_out": model.U.detach(),
+                               "b": model.b.detach()[None, :], "ell": ell[-1], "ell_j": ell[-1, 1],
+                               "j": 2, "N": ell.shape[1]}
+        return Instance(env, {"P": p[-1, 1] if entry else p[-1:]})
+    return make
+
+
 #: name -> what tinygpt computes, the names read as matrices, the functions, the instance maker
 REFERENCES: dict[str, Reference] = {
     "tinygpt-ffn": Reference("tinygpt.model.ffn (GELU)", ("x", "W_1", "b_1", "W_2", "b_2"),
@@ -303,6 +330,12 @@ REFERENCES: dict[str, Reference] = {
                                           ("X", "W_Q", "W_K"), (), _raw_score_matrix),
     "tinygpt-hidden-row": Reference("tinygpt's hidden row h_3 (blocks and final norm)",
                                     ("x_1", "x_2", "x_3", "h_3"), ("F_theta",), _hidden_row),
+    "tinygpt-heads": Reference("tinygpt's multi-head output (heads concatenated, times W_O)",
+                               ("W_O",), ("Concat",), _heads),
+    "tinygpt-next-token": Reference("tinygpt's next-token distribution p (last row)",
+                                    ("h_T", "W_out", "b"), ("P", "softmax"), _next_token(False)),
+    "tinygpt-next-token-entry": Reference("tinygpt's next-token probability of token j",
+                                          (), ("P",), _next_token(True)),
     "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
                                        _loss),
 }
@@ -375,6 +408,8 @@ def _value(expr: Any, inst: Instance) -> Any:
         return torch.log(torch.as_tensor(_value(expr.args[0], inst), dtype=DTYPE))
     if isinstance(expr, AppliedUndef):
         name = expr.func.__name__
+        if name == "Concat":
+            return torch.cat(_listed(expr.args, inst), dim=-1)
         args = [_value(a, inst) for a in expr.args]
         if name == "transpose" and len(args) == 1:
             return args[0].T
@@ -386,6 +421,26 @@ def _value(expr: Any, inst: Instance) -> Any:
             return inst.calls[name](*args)
         raise _Unread(f"the function {name} is not one of the reference's")
     raise _Unread(f"{type(expr).__name__} is not evaluated here")
+
+
+def _listed(args: tuple[Any, ...], inst: Instance) -> list[Any]:
+    """The values of an argument list, an ellipsis written out between its neighbours:
+    ``Z^{(1)}, \\dots, Z^{(H)}`` is ``Z^{(1)}, Z^{(2)}, …, Z^{(H)}`` with the reference's H."""
+    out: list[Any] = []
+    for k, arg in enumerate(args):
+        if not (isinstance(arg, AppliedUndef) and arg.func.__name__ == "ellipsis"):
+            out.append(_value(arg, inst))
+            continue
+        before, after = (getattr(args[k + d], "name", "") if 0 <= k + d < len(args) else ""
+                         for d in (-1, 1))
+        head, _, first = before.rpartition("^(")
+        head2, _, last = after.rpartition("^(")
+        if not head or head != head2 or not first.rstrip(")").isdigit():
+            raise _Unread(f"the ellipsis between {before!r} and {after!r} is not a run")
+        stop = inst.env.get(last.rstrip(")"), last.rstrip(")"))
+        for h in range(int(first.rstrip(")")) + 1, int(stop)):
+            out.append(_value(sympy.Symbol(f"{head}^({h})"), inst))
+    return out
 
 
 def _sum(expr: Any, inst: Instance) -> Any:
@@ -405,6 +460,8 @@ def _sum(expr: Any, inst: Instance) -> Any:
 
 
 def _key(lhs: Any) -> str:
+    if isinstance(lhs, AppliedUndef) and lhs.func.__name__ == "given":  # P (a ∣ b): P
+        return _key(lhs.args[0])
     if isinstance(lhs, AppliedUndef):
         return lhs.func.__name__
     return getattr(lhs, "name", str(lhs))

@@ -201,6 +201,9 @@ _KNOWN_CMDS = (
 _SPACING = ",;:! "
 
 
+ELLIPSIS = sympy.Function("ellipsis")  # the \dots of an argument list, t_{1}, \dots, t_{T}
+
+
 class WhereSum(sympy.Sum):
     """``\\sum_{i : t_{i} = w} x_{i}``: the sum of the terms whose condition holds, a Sum of
     ``Piecewise((x_i, t_i = w), (0, True))`` that prints back with its condition."""
@@ -1009,17 +1012,17 @@ class _Parser:
             self.advance()
         open_tok = self.advance()
         close = ")" if open_tok.text == "(" else "]"
-        args = [self.expr()]
+        args = [self.argument()]
         while self.at_op(","):
             self.advance()
-            args.append(self.expr())
+            args.append(self.argument())
         given: list[sympy.Basic] = []
         if self.at_op("∣") and close == ")":  # p_{θ} (t_{2} ∣ t_{1}): a conditional
             self.advance()
-            given = [self.expr()]
+            given = [self.argument()]
             while self.at_op(","):
                 self.advance()
-                given.append(self.expr())
+                given.append(self.argument())
         self.expect_op(close)
         if braced:
             self.expect_op("}")
@@ -1034,6 +1037,20 @@ class _Parser:
             # \mathrm{diag}(p)_{ij}, F_{θ} (X)_{5}, LN (x)_{r} of a declared LN: an entry
             # (a row) of the value
             return self.subscripted_value(value, tok)
+        return value
+
+    def argument(self) -> sympy.Basic:
+        """One argument of a call: an expression, an event ``t_{n + 1} = j`` (P of it), or an
+        ellipsis standing for the arguments between its neighbours (``t_{1}, \\dots, t_{T}``,
+        ``Z^{(1)}, \\dots, Z^{(H)}``), kept as a marker that prints back as written."""
+        if self.at_ellipsis():
+            self.advance()
+            return self.node(ELLIPSIS())
+        value = self.expr()
+        rel = self.peek()
+        if rel.kind == "rel" and rel.text == "=":
+            self.advance()
+            return self.node(sympy.Eq(value, self.expr(), evaluate=False))
         return value
 
     def command(self) -> sympy.Basic:
@@ -1737,6 +1754,8 @@ class _Printer(LatexPrinter):
         if isinstance(expr, sympy.core.function.AppliedUndef):
             args = ", ".join(self._print(a) for a in expr.args)
             name = expr.func.__name__
+            if name == "ellipsis" and not expr.args:
+                return "\\dots"
             if name == "matrix" and len(expr.args) == 1 and isinstance(expr.args[0], sympy.Tuple):
                 rows = " \\\\ ".join(" & ".join(self._print(x) for x in row)
                                      for row in expr.args[0])
