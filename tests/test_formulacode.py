@@ -49,6 +49,7 @@ FORMULAS = {
                            r"P (t_{T + 1} ∣ t_{1}, \dots, t_{T}) = softmax (h_{T} W_{out})"),
     "tinygpt-next-token-entry": (r"P (t_{n + 1} = j) = \frac{e^{ℓ_{j}}}{\sum_{k} e^{ℓ_{k}}}",
                                  r"P (t_{n + 1} = j) = \frac{e^{ℓ_{j}}}{\sum_{k} ℓ_{k}}"),
+    "tinygpt-word-loss": (r"L = - \ln P (t_{6} = 黑便 ∣ X)", r"L = - \ln P (t_{6} = 出血 ∣ X)"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }
@@ -81,6 +82,14 @@ def test_the_formula_agrees_with_tinygpt_and_its_edit_does_not(name):
         assert _check(split_chains(good), ref, ref.make(seed)) is None, name
     found = _check(split_chains(bad), ref, ref.make(0))
     assert found is not None and found[1], (name, found)
+
+
+def test_a_word_loss_reads_its_word():
+    ref = REFERENCES["tinygpt-word-loss"]
+    assert _check(split_chains(r"L = - \ln P (黑便 ∣ 前文)"), ref, ref.make(1)) is None
+    assert _check(split_chains(r"L = \ln P (黑便 ∣ 前文)"), ref, ref.make(1)) is not None
+    with pytest.raises(_Unread):  # a word the reference has no token for
+        _check(split_chains(r"L = - \ln P (咳嗽 ∣ 前文)"), ref, ref.make(0))
 
 
 def test_a_formula_about_something_else_is_not_read():

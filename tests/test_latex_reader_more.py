@@ -108,7 +108,12 @@ def test_call_arguments_with_an_ellipsis_or_an_event():
     assert sympy.Function("ellipsis")() in heads.args
     event = parse_latex(r"P (t_{n + 1} = j)", functions=["P"])
     assert isinstance(event.args[0], sympy.Eq)
+    word = parse_latex(r"P (t_{6} = 黑便 ∣ X)", functions=["P"])  # a word as the event's value
+    assert word.args[0].args[0].rhs == sympy.Symbol("黑便", real=True)
+    with pytest.raises(LatexError):
+        parse_latex(r"P (黑便 + 1)", functions=["P"])  # never inside arithmetic
     for source in (r"Concat (Z^{(1)}, \dots, Z^{(H)})", r"P (t_{n + 1} = j)",
+                   r"P (黑便 ∣ 前文)",
                    r"P (t_{T + 1} ∣ t_{1}, \dots, t_{T})"):
         assert round_trip_ok(source, parse_latex(source, functions=["Concat", "P"]),
                              functions=["Concat", "P"])

@@ -296,6 +296,28 @@ def _next_token(entry: bool) -> Callable[[int], Instance]:
     return make
 
 
+VOCABULARY = {"黑便": 2, "出血": 4}  # the words the notes' loss formulas name, as token ids
+
+
+def _word_loss(seed: int) -> Instance:
+    """``L = - \\ln P (黑便 ∣ 前文)``, ``L = - \\ln P (t_{6} = 黑便 ∣ X)``: tinygpt.cross_entropy
+    of the last position with the word's token as the target."""
+    from tinygpt.model import cross_entropy
+
+    _, trace = _model(seed)
+    logits = trace["logits"].detach()
+
+    def probability(event: Any, *given: Any) -> torch.Tensor:
+        inner = event.args[0] if isinstance(event, AppliedUndef) and event.args else event
+        word = inner.rhs if isinstance(inner, sympy.Eq) else inner
+        if getattr(word, "name", None) not in VOCABULARY or not given:
+            raise _Unread(f"P of {inner} is not a next-token probability of a known word")
+        return torch.softmax(logits[-1], dim=-1)[VOCABULARY[word.name]]
+
+    return Instance({}, {"L": cross_entropy(logits[-1:], [VOCABULARY["黑便"]])},
+                    {"given": probability})
+
+
 #: name -> what tinygpt computes, the names read as matrices, the functions, the instance maker
 REFERENCES: dict[str, Reference] = {
     "tinygpt-ffn": Reference("tinygpt.model.ffn (GELU)", ("x", "W_1", "b_1", "W_2", "b_2"),
@@ -336,6 +358,8 @@ REFERENCES: dict[str, Reference] = {
                                     ("h_T", "W_out", "b"), ("P", "softmax"), _next_token(False)),
     "tinygpt-next-token-entry": Reference("tinygpt's next-token probability of token j",
                                           (), ("P",), _next_token(True)),
+    "tinygpt-word-loss": Reference("tinygpt.cross_entropy of the last position, target 黑便",
+                                   (), ("P",), _word_loss),
     "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
                                        _loss),
 }
@@ -410,6 +434,8 @@ def _value(expr: Any, inst: Instance) -> Any:
         name = expr.func.__name__
         if name == "Concat":
             return torch.cat(_listed(expr.args, inst), dim=-1)
+        if name == "given" and "given" in inst.calls:  # P (黑便 ∣ 前文): the reference reads it
+            return inst.calls["given"](*expr.args)
         args = [_value(a, inst) for a in expr.args]
         if name == "transpose" and len(args) == 1:
             return args[0].T

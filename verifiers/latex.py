@@ -1046,12 +1046,30 @@ class _Parser:
         if self.at_ellipsis():
             self.advance()
             return self.node(ELLIPSIS())
+        word = self.word_argument()
+        if word is not None:
+            return word
         value = self.expr()
         rel = self.peek()
         if rel.kind == "rel" and rel.text == "=":
             self.advance()
-            return self.node(sympy.Eq(value, self.expr(), evaluate=False))
+            right = self.word_argument()
+            right = self.expr() if right is None else right
+            return self.node(sympy.Eq(value, right, evaluate=False))
         return value
+
+    def word_argument(self) -> sympy.Basic | None:
+        """A word of the note as an argument or the value of an event: ``P (黑便 ∣ 前文)``,
+        ``P (t_{6} = 黑便 ∣ X)`` (a name; a word is never read inside arithmetic)."""
+        k = self.pos
+        while self.toks[k].kind == "char" and _cjk(self.toks[k].text):
+            k += 1
+        if k == self.pos or not (_is_op(self.toks[k], ",") or _is_op(self.toks[k], ")")
+                                 or _is_op(self.toks[k], "∣")):
+            return None
+        word = "".join(t.text for t in self.toks[self.pos:k])
+        self.pos = k
+        return self.node(sympy.Symbol(word, real=True))
 
     def command(self) -> sympy.Basic:
         tok = self.advance()
