@@ -50,6 +50,8 @@ FORMULAS = {
     "tinygpt-next-token-entry": (r"P (t_{n + 1} = j) = \frac{e^{ℓ_{j}}}{\sum_{k} e^{ℓ_{k}}}",
                                  r"P (t_{n + 1} = j) = \frac{e^{ℓ_{j}}}{\sum_{k} ℓ_{k}}"),
     "tinygpt-word-loss": (r"L = - \ln P (t_{6} = 黑便 ∣ X)", r"L = - \ln P (t_{6} = 出血 ∣ X)"),
+    "tinygpt-weights-of-x": (r"x_{i} ⟶ z_{i} = \sum_{j} a_{i j} (X) x_{j} W_{V}",
+                             r"x_{i} ⟶ z_{i} = \sum_{j} a_{j i} (X) x_{j} W_{V}"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

@@ -119,6 +119,14 @@ def test_call_arguments_with_an_ellipsis_or_an_event():
                              functions=["Concat", "P"])
 
 
+def test_an_indexed_declared_function_applied():
+    source = r"\sum_{j} a_{i j} (X) v_{j}"  # the weights as a function of X (7.3)
+    value = parse_latex(source, functions=["a"], matrices=["X"])
+    entry = next(iter(value.atoms(sympy.Function("entry"))))
+    assert entry.args[0].func == sympy.Function("a") and len(entry.args) == 3
+    assert round_trip_ok(source, value, functions=["a"], matrices=["X"])
+
+
 def test_an_entry_of_a_function_value():
     value = parse_latex(r"LN (x)_{r}")  # LayerNorm's r-th coordinate
     assert value.func == sympy.Function("entry") and value.args[1] == sympy.Symbol("r", real=True)

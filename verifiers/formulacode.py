@@ -296,6 +296,23 @@ def _next_token(entry: bool) -> Callable[[int], Instance]:
     return make
 
 
+def _weights_of_x(seed: int) -> Instance:
+    """``z_{i} = \\sum_{j} a_{i j} (X) v_{j}`` (and ``x_{j} W_{V}`` for ``v_{j}``):
+    tinygpt.attention of Q = X W_Q, K = X W_K, V = X W_V, row i = 2; ``a (X)`` is its weight
+    matrix."""
+    from tinygpt.model import attention
+
+    g = torch.Generator().manual_seed(seed)
+    x, wq, wk, wv = _randn(g, 3, 4), _randn(g, 4, 2), _randn(g, 4, 2), _randn(g, 4, 2)
+
+    def weights(inputs: torch.Tensor) -> torch.Tensor:
+        return attention(inputs @ wq, inputs @ wk, inputs @ wv)[1]
+
+    out = attention(x @ wq, x @ wk, x @ wv)[0]
+    env = {"X": x, "x": x, "v": x @ wv, "W_V": wv, "i": 2, "N": 3}
+    return Instance(env, {"z_i": out[1]}, {"a": weights})
+
+
 VOCABULARY = {"黑便": 2, "出血": 4}  # the words the notes' loss formulas name, as token ids
 
 
@@ -358,6 +375,8 @@ REFERENCES: dict[str, Reference] = {
                                     ("h_T", "W_out", "b"), ("P", "softmax"), _next_token(False)),
     "tinygpt-next-token-entry": Reference("tinygpt's next-token probability of token j",
                                           (), ("P",), _next_token(True)),
+    "tinygpt-weights-of-x": Reference("tinygpt.attention of X (weights a(X), values X W_V)",
+                                      ("X", "W_V"), ("a",), _weights_of_x),
     "tinygpt-word-loss": Reference("tinygpt.cross_entropy of the last position, target 黑便",
                                    (), ("P",), _word_loss),
     "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
@@ -401,7 +420,7 @@ def _value(expr: Any, inst: Instance) -> Any:
             v = _value(a, inst)
             tensors = isinstance(out, torch.Tensor) and isinstance(v, torch.Tensor)
             both = tensors and out.dim() == 2 and v.dim() == 2
-            dot = tensors and out.dim() == 1 and v.dim() == 1  # q \cdot k of two vectors
+            dot = tensors and out.dim() == 1 and v.dim() in (1, 2)  # q \cdot k; x_{j} W_{V}
             try:
                 out = v if out is None else (out @ v if both or dot else out * v)
             except RuntimeError as err:  # sizes that do not fit: the formula is wrong
@@ -439,6 +458,8 @@ def _value(expr: Any, inst: Instance) -> Any:
         args = [_value(a, inst) for a in expr.args]
         if name == "transpose" and len(args) == 1:
             return args[0].T
+        if name == "entry" and len(args) == 3 and isinstance(args[0], torch.Tensor):
+            return args[0][int(args[1]) - 1, int(args[2]) - 1]  # a_{i j} (X)
         if name == "entry" and len(args) == 2 and isinstance(args[0], torch.Tensor):
             return args[0][int(args[1]) - 1:int(args[1])]  # F (X)_{3}: row 3 of the value
         if name == "softmax" and len(args) == 1:
@@ -510,6 +531,7 @@ def _differs(got: Any, want: torch.Tensor) -> str | None:
 def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """(left side, how it differs) for the first chain that disagrees; None when all agree."""
     for chain in chains:
+        chain = [chain[0].rsplit("⟶", 1)[-1].strip(), *chain[1:]]  # x_{i} ⟶ z_{i} = …: z_{i}
         if len(chain) == 1 and len(inst.expected) == 1:  # a bare expression: the one value
             chain = [next(iter(inst.expected)), "=", chain[0]]
             lhs = sympy.Symbol(chain[0])

@@ -867,6 +867,11 @@ class _Parser:
         if (isinstance(value, sympy.Symbol) and "_" in value.name
                 and value.name in self.functions and self.at_arguments()):
             return self.call(value.name, tok)  # F_{θ} (X), p_{θ} (t ∣ s): a named function
+        if (name in self.declared and isinstance(value, sympy.Indexed)
+                and _is_op(self.peek(), "(")):
+            # a_{i j} (X) of a declared a: entry (i, j) of the value a (X) (weights of X)
+            whole = self.call(name, tok)
+            return self.node(sympy.Function("entry")(whole, *value.indices))
         return value
 
     def at_prime(self) -> bool:
@@ -1812,6 +1817,11 @@ class _Printer(LatexPrinter):
                 what = ", ".join(self._print(a) for a in call.args)
                 where = ", ".join(self._print(a) for a in expr.args[1:])
                 text = f"{_modified_call(call.func.__name__)}\\left({what} ∣ {where}\\right)"
+            elif name == "entry" and len(expr.args) == 3 and _is_weights_call(expr.args[0]):
+                call = expr.args[0]  # a_{i j} (X): an entry of a declared a, as written
+                where = " ".join(self._print(a) for a in expr.args[1:])
+                what = ", ".join(self._print(a) for a in call.args)
+                text = f"{call.func.__name__}_{{{where}}} \\left({what}\\right)"
             elif name == "entry" and len(expr.args) in (2, 3):
                 inner = self._print(expr.args[0])
                 where = " ".join(self._print(a) for a in expr.args[1:])
@@ -1912,6 +1922,12 @@ def _modified_call(name: str) -> str:
         if name.endswith(suffix) and len(base) == 1 and base.isalpha() and command != "boldsymbol":
             return f"\\{command}{{{base}}}"
     return f"\\operatorname{{{name}}}"
+
+
+def _is_weights_call(value: Any) -> bool:
+    """``a (X)`` of a one-letter declared function (the reader's ``a_{i j} (X)``)."""
+    return (isinstance(value, sympy.core.function.AppliedUndef)
+            and len(value.func.__name__) == 1 and value.func.__name__.isalpha())
 
 
 def _is_reciprocal(value: Any) -> bool:
