@@ -86,6 +86,15 @@ def test_the_formula_agrees_with_tinygpt_and_its_edit_does_not(name):
     assert found is not None and found[1], (name, found)
 
 
+def test_a_shape_statement_is_checked_too():
+    ref = REFERENCES["tinygpt-heads"]
+    good = r"O = Concat (Z^{(1)}, \dots, Z^{(H)}) W_{O}, W_{O} \in R^{H d_{v} \times d} ."
+    assert _check(split_chains(good), ref, ref.make(0)) is None
+    swapped = r"O = Concat (Z^{(1)}, \dots, Z^{(H)}) W_{O}, W_{O} \in R^{d \times H d_{v}} ."
+    found = _check(split_chains(swapped), ref, ref.make(0))
+    assert found is not None and "(6, 4)" in found[1]
+
+
 def test_a_word_loss_reads_its_word():
     ref = REFERENCES["tinygpt-word-loss"]
     assert _check(split_chains(r"L = - \ln P (黑便 ∣ 前文)"), ref, ref.make(1)) is None

@@ -270,7 +270,8 @@ def _hidden_row(seed: int) -> Instance:
 
 
 def _heads(seed: int) -> Instance:
-    """``Z = Concat (Z^{(1)}, \\dots, Z^{(H)}) W_{O}``: tinygpt's multi-head output (H = 3)."""
+    """``Z = Concat (Z^{(1)}, \\dots, Z^{(H)}) W_{O}`` (or ``O = …``, with ``W_{O} \\in R^{H d_{v}
+    \\times d}``): tinygpt's multi-head output (H = 3, d_v = 2, d = 4)."""
     from tinygpt.model import GPTConfig, TinyGPT
 
     model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=3, d_k=2, d_v=2, n_layers=1),
@@ -278,8 +279,9 @@ def _heads(seed: int) -> Instance:
     with torch.no_grad():
         layer = model.forward_trace([1, 3, 0])["layers"][0]
     env: dict[str, Any] = {f"Z^({h + 1})": z for h, z in enumerate(layer["z_heads"])}
-    env.update({"H": 3, "Z^(H)": layer["z_heads"][-1], "W_O": model.blocks[0].W_O.detach()})
-    return Instance(env, {"Z": layer["attn_out"]})
+    env.update({"H": 3, "Z^(H)": layer["z_heads"][-1], "W_O": model.blocks[0].W_O.detach(),
+                "d_v": 2, "d": 4})
+    return Instance(env, {"Z": layer["attn_out"], "O": layer["attn_out"]})
 
 
 def _next_token(entry: bool) -> Callable[[int], Instance]:
@@ -506,6 +508,21 @@ def _sum(expr: Any, inst: Instance) -> Any:
     return total
 
 
+def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
+    """``M \\in R^{a \\times b}``: the reference's M has a rows and b columns (a, b evaluated
+    on the reference's sizes); (the statement, how it differs) when it does not."""
+    name, _, space = text.partition("\\in")
+    space = space.strip()
+    if not (space.startswith("R^{") and space.endswith("}")) or "\\times" not in space:
+        raise _Unread(f"{text!r} is not a shape M \\in R^{{a \\times b}}")
+    sizes = [parse_latex(d, functions=ref.functions) for d in space[3:-1].split("\\times")]
+    matrix = _value(parse_latex(name, matrices=ref.matrices, functions=ref.functions), inst)
+    want = tuple(int(_value(d, inst)) for d in sizes)
+    got = tuple(matrix.shape)
+    return None if got == want else (text, f"the reference's matrix is {got}, the formula "
+                                           f"says {want}")
+
+
 def _key(lhs: Any) -> str:
     if isinstance(lhs, AppliedUndef) and lhs.func.__name__ == "given":  # P (a ∣ b): P
         return _key(lhs.args[0])
@@ -531,6 +548,11 @@ def _differs(got: Any, want: torch.Tensor) -> str | None:
 def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """(left side, how it differs) for the first chain that disagrees; None when all agree."""
     for chain in chains:
+        if len(chain) == 1 and "\\in" in chain[0]:  # W_{O} \in R^{H d_{v} \times d}: a shape
+            found = _shape(chain[0], ref, inst)
+            if found is not None:
+                return found
+            continue
         chain = [chain[0].rsplit("⟶", 1)[-1].strip(), *chain[1:]]  # x_{i} ⟶ z_{i} = …: z_{i}
         if len(chain) == 1 and len(inst.expected) == 1:  # a bare expression: the one value
             chain = [next(iter(inst.expected)), "=", chain[0]]
@@ -575,8 +597,8 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
 
     try:
         chains = split_chains(printed.text)
-        if any((len(c) < 3 and len(chains) > 1) or any(r != "=" for r in c[1::2])
-               for c in chains):
+        if any((len(c) < 3 and len(chains) > 1 and "\\in" not in c[0])
+               or any(r != "=" for r in c[1::2]) for c in chains):
             return value(UNPARSED, "a reference formula is a definition 'left = right'")
         for seed in SEEDS:
             found = _check(chains, ref, ref.make(seed))
