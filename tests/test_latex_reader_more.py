@@ -128,9 +128,11 @@ def test_an_indexed_declared_function_applied():
 
 
 def test_an_entry_of_a_function_value():
-    value = parse_latex(r"LN (x)_{r}")  # LayerNorm's r-th coordinate
+    value = parse_latex(r"LN (x)_{r}", functions=["LN"])  # LayerNorm's r-th coordinate
     assert value.func == sympy.Function("entry") and value.args[1] == sympy.Symbol("r", real=True)
-    assert round_trip_ok(r"LN (x)_{r}", value)
+    assert round_trip_ok(r"LN (x)_{r}", value, functions=["LN"])
+    with pytest.raises(LatexError):  # only where the claim declares LN (functions: [LN])
+        parse_latex(r"LN (x)_{r}")
     assert parse_latex(r"G (x)_{2}", functions=["G"]).func == sympy.Function("entry")
 
 
@@ -164,7 +166,7 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         r"$\frac{LN (x)_{r} - β_{r}}{γ_{r}} = \frac{x_{r} - μ}{\sqrt{v + ε}}$",
         r"$LN (x)_{r} = γ_{r} \frac{x_{r} - μ}{\sqrt{v + ε}} - β_{r}$，"
         r"$\frac{LN (x)_{r} - β_{r}}{γ_{r}} = \frac{x_{r} - μ}{\sqrt{v + ε}}$",
-        "{p}：$⟪N⟫$，$⟪S⟫$", "define:\n      LN (x)_{r}: N"),
+        "{p}：$⟪N⟫$，$⟪S⟫$", "define:\n      LN (x)_{r}: N\n    functions: [LN]"),
     "where-sum": (  # a sum over the i where a condition holds (N = 3, x_i = i: 2 + 3)
         r"$x_{i} = i$，$\sum_{i : x_{i} > 1} x_{i} = 5$",
         r"$x_{i} = i$，$\sum_{i : x_{i} > 2} x_{i} = 5$",

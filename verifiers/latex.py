@@ -93,6 +93,7 @@ from verifiers.ellipsis import DotsProduct, DotsSum, fold, terms_of
 from verifiers.errors import ColumnError
 
 __all__ = [
+    "ELLIPSIS",
     "FUNCTION_WORDS",
     "LatexError",
     "SUM_UPPER",
@@ -438,7 +439,7 @@ class _Parser:
         self.nodes = 0
         self.symbols = symbols
         self.functions = functions
-        self.declared = frozenset(functions) - FUNCTION_WORDS  # the claim's own functions
+        self.declared: frozenset[str] = frozenset()  # the claim's own functions (parse_latex)
         self.matrices = matrices
         self.sets = sets
         self.bound: list[str] = []  # indices of the enclosing sums/products
@@ -1038,9 +1039,9 @@ class _Parser:
                     "tan": sympy.tan}[_FUNC_CMDS[name]]
             return self.node(self.build(func, args[0], col=tok.col))
         value = self.node(sympy.Function(name)(*args))
-        if (name in ("diag", "LN") or "_" in name or name in self.declared) and self.at_op("_"):
+        if (name == "diag" or "_" in name or name in self.declared) and self.at_op("_"):
             # \mathrm{diag}(p)_{ij}, F_{θ} (X)_{5}, LN (x)_{r} of a declared LN: an entry
-            # (a row) of the value
+            # (a row) of the value (an undeclared LN (x)_{r} stays unread)
             return self.subscripted_value(value, tok)
         return value
 
@@ -1510,7 +1511,9 @@ def parse_latex(source: str, symbols: Mapping[str, sympy.Symbol] | None = None, 
     if toks[0].kind == "end":
         raise LatexError("empty formula", 1)
     try:
-        return _Parser(toks, syms, funcs, frozenset(matrices), frozenset(sets)).parse()
+        parser = _Parser(toks, syms, funcs, frozenset(matrices), frozenset(sets))
+        parser.declared = frozenset(functions)
+        return parser.parse()
     except (LatexError, TimeoutError):  # a deadline around the reader is not our error
         raise
     except RecursionError as exc:

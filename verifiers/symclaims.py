@@ -37,6 +37,7 @@ from verifiers.indices import (
     size_of,
 )
 from verifiers.latex import (
+    ELLIPSIS,
     SUM_UPPER,
     LatexError,
     canonical,
@@ -322,7 +323,7 @@ class Definitions:
         occurs), ``define: {E [X]: M}`` (the mean of X is given: mu_X is replaced after
         the moments are taken) or ``define: {Cov (X, Y): C}`` (the covariance is given:
         the joint moment E[X*Y] is, and nothing else about X and Y)."""
-        if not _names_lhs(name, lhs):
+        if not _names_lhs(name, lhs, self.claim.functions):
             return False
         args = lhs.args if isinstance(lhs, AppliedUndef) else ()
         if not all(isinstance(a, sympy.Symbol) for a in args):
@@ -558,8 +559,8 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str
                 expr = _parse(side, subs.functions, subs.matrices)
             except (_Unparsed, LatexError, ValueError):
                 continue  # what the restatement is there for
-            if expr.is_Atom or expr.has(sympy.Sum, sympy.Product):
-                continue  # a name (E̅_{w, :}) or a sum to n: an instance writes them out
+            if expr.is_Atom or expr.has(sympy.Sum, sympy.Product, ELLIPSIS):
+                continue  # a name (E̅_{w, :}), a sum to n or t_{2}, …, t_{m}: written out
             if not any(expr == other for other in ours):
                 return (f"the note's formula {side!r} is not in the restatement "
                         f"{restated!r}: the note's text changed, or the restatement "
@@ -1329,12 +1330,13 @@ def _entry_name(sym: Any, letters: frozenset[str]) -> str | None:
     return head if head and sub and all(c in letters for c in sub) else None
 
 
-def _names_lhs(name: str, lhs: Any) -> bool:
-    """Does the define key, read as LaTeX (``q \\cdot k``, ``E [X]``), say ``lhs``?"""
+def _names_lhs(name: str, lhs: Any, functions: tuple[str, ...] = ()) -> bool:
+    """Does the define key, read as LaTeX (``q \\cdot k``, ``E [X]``, ``LN (x)_{r}`` of a
+    declared LN), say ``lhs``?"""
     if isinstance(lhs, sympy.Symbol) or not any(c in name for c in " \\[("):
         return False
     try:
-        return canonical(parse_latex(name)) == canonical(lhs)
+        return canonical(parse_latex(name, functions=functions)) == canonical(lhs)
     except LatexError:
         return False
 
