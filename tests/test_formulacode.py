@@ -52,6 +52,7 @@ FORMULAS = {
     "tinygpt-word-loss": (r"L = - \ln P (t_{6} = 黑便 ∣ X)", r"L = - \ln P (t_{6} = 出血 ∣ X)"),
     "tinygpt-weights-of-x": (r"x_{i} ⟶ z_{i} = \sum_{j} a_{i j} (X) x_{j} W_{V}",
                              r"x_{i} ⟶ z_{i} = \sum_{j} a_{j i} (X) x_{j} W_{V}"),
+    "tinygpt-linear-map": (r"y = x_{苹果} W", r"y = x_{苹果} W + x_{苹果}"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

@@ -209,6 +209,14 @@ def _value_rows(seed: int) -> Instance:
                     {"v_j": layer["v"][0][1:2]})
 
 
+def _linear_map(seed: int) -> Instance:
+    """``y = x W`` (``y = x_{苹果} W``): a row times a fixed matrix, as tinygpt's value
+    projection computes it (the value row of position 2 from its attention input)."""
+    inst = _value_rows(seed)
+    x, w = inst.env["x_j"], inst.env["W_V"]
+    return Instance({"x": x, "x_苹果": x, "W": w}, {"y": inst.expected["v_j"]})
+
+
 def _head(seed: int) -> Instance:
     """``Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})``: tinygpt's head h = 2 of a two-head
     layer (no mask) is tinygpt.attention of that head's Q, K, V."""
@@ -365,6 +373,8 @@ REFERENCES: dict[str, Reference] = {
                                           (), (), _weighted(True)),
     "tinygpt-value-row": Reference("tinygpt's value row x_j W_V", ("x_j", "W_V", "v_j"), (),
                                    _value_rows),
+    "tinygpt-linear-map": Reference("tinygpt's projection of a row by a fixed matrix (x W_V)",
+                                    ("x", "x_苹果", "W", "y"), (), _linear_map),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
@@ -414,7 +424,10 @@ def _value(expr: Any, inst: Instance) -> Any:
     if isinstance(expr, sympy.Add):
         out = _value(expr.args[0], inst)
         for a in expr.args[1:]:
-            out = out + _value(a, inst)
+            try:
+                out = out + _value(a, inst)
+            except RuntimeError as err:  # a sum of two sizes: the formula is wrong
+                raise _Shape(f"the sum cannot be formed ({err})") from None
         return out
     if isinstance(expr, sympy.Mul):
         out: Any = None
