@@ -144,11 +144,12 @@ claims:
     assert status == {"deriv": "verified", "deriv-wrong": "discrepancy"}, out
 
 
-RESTATE_NOTE = ("省略号：\\sum_{i = 1}^{n} x_{i} = x_{1} + \\dots + x_{n}\n"
+# ASCII dots: the reader folds a_{1} + \\dots + a_{n} into a sum, never "..." (plain text)
+RESTATE_NOTE = ("省略号：\\sum_{i = 1}^{n} x_{i} = x_{1} + ... + x_{n}\n"
                 "可读：(a + b)^{2} = a^{2} + 2 a b + b^{2}\n")
 
 
-def restate_claims(restated: str, reason: str = "the reader does not read \\dots",
+def restate_claims(restated: str, reason: str = "the reader does not read ...",
                    hole_text: str = "省略号：⟪F⟫") -> str:
     return f"""note: n.txt
 claims:
