@@ -124,3 +124,36 @@ def test_a_claim_reports_the_edited_formula_at_its_line(tmp_path, capsys):
     assert by_id["ok"]["status"] == "verified", out
     assert by_id["bad"]["status"] == "discrepancy", out
     assert "n.txt:4:1: discrepancy" in out and "tinygpt.model.ffn" in out, out
+
+
+@pytest.mark.parametrize("formula", [
+    r"z_{i} = \sum_{j = 1}^{99} a_{i j} v_{j}",  # entries out of range
+    r"z_{i} = a_{i j}",                           # an index the reference does not give
+    r"z_{i} = \frac{1}{0}",
+])
+def test_bad_input_is_unparsed_never_a_traceback(tmp_path, capsys, formula):
+    note = f"Transformer 的注意力机制：\n{formula}\n"
+    claims = ("note: n.txt\nclaims:\n  - id: c\n    kind: symbolic\n    text: |\n"
+              "      Transformer 的注意力机制：\n      ⟪Z⟫\n"
+              "    reference: {Z: tinygpt-weighted-sum}\n")
+    _, out, data = check(project(tmp_path, claims, note), capsys)
+    assert data["claims"][0]["status"] in ("unparsed", "discrepancy"), out
+    assert "Traceback" not in out
+
+
+def test_no_string_evaluation_in_the_new_readers():
+    """The modules never hand formula text to an evaluator (checked on their syntax trees)."""
+    import ast
+    import inspect
+
+    import verifiers.ellipsis
+    import verifiers.formulacode
+    import verifiers.updates
+
+    banned = {"eval", "exec", "compile", "sympify", "parse_expr"}
+    for mod in (verifiers.ellipsis, verifiers.formulacode, verifiers.updates):
+        for node in ast.walk(ast.parse(inspect.getsource(mod))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                assert name not in banned, (mod.__name__, name)

@@ -19,14 +19,12 @@ many terms were shown, so it prints back as written (the reader's round trip).
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 import sympy
 
 __all__ = ["LENGTHS", "DotsProduct", "DotsSum", "fold", "length_cases", "terms_of"]
 
-_NAME = re.compile(r"(?P<base>.+)_(?P<sub>\d+|[A-Za-z]+)\Z")
 _INDEX_LETTERS = ("i", "j", "k", "m", "r", "s")
 LENGTHS = (1, 2, 3, 4)  # a length written as a name (the n of p_1 … p_n) is checked at each
 
@@ -53,9 +51,9 @@ def _subscripted(expr: Any) -> dict[str, tuple[str, sympy.Symbol]]:
     """name -> (base, subscript) for each ``base_sub`` symbol of ``expr``."""
     out = {}
     for sym in expr.free_symbols:
-        m = _NAME.fullmatch(getattr(sym, "name", ""))
-        if m is not None:
-            out[sym.name] = (m["base"], sym)
+        base, _, sub = getattr(sym, "name", "").rpartition("_")
+        if base and sub and sub.isascii() and (sub.isdigit() or sub.isalpha()):
+            out[sym.name] = (base, sym)
     return out
 
 

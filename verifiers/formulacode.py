@@ -620,4 +620,8 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                              f"it differs from {ref.what}: {found[1]}")
     except (LatexError, _Unread) as err:
         return value(UNPARSED, f"cannot evaluate the formula against {ref.what}: {err}")
+    except (IndexError, KeyError, TypeError, RuntimeError, ValueError, ZeroDivisionError) as err:
+        # an entry out of range (v_{99}), a name of the wrong kind: said, never a traceback
+        return value(UNPARSED, f"cannot evaluate the formula against {ref.what}: "
+                     f"{type(err).__name__}: {err}")
     return value(VERIFIED, f"agrees with {ref.what} on {len(SEEDS)} random instances")
