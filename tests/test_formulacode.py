@@ -53,6 +53,8 @@ FORMULAS = {
     "tinygpt-weights-of-x": (r"x_{i} ⟶ z_{i} = \sum_{j} a_{i j} (X) x_{j} W_{V}",
                              r"x_{i} ⟶ z_{i} = \sum_{j} a_{j i} (X) x_{j} W_{V}"),
     "tinygpt-linear-map": (r"y = x_{苹果} W", r"y = x_{苹果} W + x_{苹果}"),
+    "tinygpt-attention-output": ("Attention_Output = A · V", "Attention_Output = V · A"),
+    "tinygpt-logits": ("Logits = Z · W_linear", "Logits = Z"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

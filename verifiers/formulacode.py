@@ -217,6 +217,28 @@ def _linear_map(seed: int) -> Instance:
     return Instance({"x": x, "x_苹果": x, "W": w}, {"y": inst.expected["v_j"]})
 
 
+def _attention_output(seed: int) -> Instance:
+    """``Attention_Output = A · V`` (plain text): tinygpt.attention's output from its weights A."""
+    from tinygpt.model import attention
+
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = _randn(g, 3, 4), _randn(g, 3, 4), _randn(g, 3, 2)
+    out, a = attention(q, k, v)
+    return Instance({"A": a, "V": v}, {"Attention_Output": out})
+
+
+def _logits(seed: int) -> Instance:
+    """``Logits = Z · W_linear`` (plain text): tinygpt's logits h U of the final rows (no bias)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=6, d_model=4, n_heads=1, d_k=4, d_v=4, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        trace = model.forward_trace([1, 3, 0])
+    return Instance({"Z": trace["h"], "W_linear": model.U.detach()},
+                    {"Logits": trace["logits"]})
+
+
 def _head(seed: int) -> Instance:
     """``Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})``: tinygpt's head h = 2 of a two-head
     layer (no mask) is tinygpt.attention of that head's Q, K, V."""
@@ -375,6 +397,10 @@ REFERENCES: dict[str, Reference] = {
                                    _value_rows),
     "tinygpt-linear-map": Reference("tinygpt's projection of a row by a fixed matrix (x W_V)",
                                     ("x", "x_苹果", "W", "y"), (), _linear_map),
+    "tinygpt-attention-output": Reference("tinygpt.attention's output A V",
+                                          ("Attention_Output", "A", "V"), (), _attention_output),
+    "tinygpt-logits": Reference("tinygpt's logits h U (final rows times the output matrix)",
+                                ("Logits", "Z", "W_linear"), (), _logits),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
