@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 
 from verifiers.report_html import build, mathml, write
-from verifiers.run import RunResult, run
+from verifiers.run import run
+from verifiers.verdicts import RunResult
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ROOT / "reports"

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from verifiers import lifecycle, profiles
 from verifiers.budget import CLAIM_SECONDS, RUN_SECONDS, Budget
+from verifiers.errors import InputError
 from verifiers.keywords import KeywordError, compile_keywords
-from verifiers.run import InputError, RunResult, run
+from verifiers.run import Narrow, run
 from verifiers.textsafe import printable, safe_stem
-from verifiers.verdicts import STATUSES, Verdict, after_roots, summary
+from verifiers.verdicts import STATUSES, RunResult, Verdict, after_roots, summary
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -165,14 +166,29 @@ def github_output(result: RunResult) -> None:
         print(job_summary(result), end="")
 
 
+def changed_since(rev: str | None, notes_dir: Path) -> Narrow | None:
+    """``--changed-since REV``: narrow the run to the claims the diff touches (and those that
+    use them); the git reading is the editing loop's (:mod:`verifiers.changes`)."""
+    if rev is None:
+        return None
+    from verifiers.changes import changed_claims, changes_since
+
+    def narrow(claims: list, notes: dict) -> tuple:
+        changes = changes_since(rev, notes_dir)
+        return changes, changed_claims(claims, notes, notes_dir, changes)
+
+    return narrow
+
+
 def check(args: argparse.Namespace) -> int:
     select = compile_keywords(args.keywords) if args.keywords else None
     from verifiers.cache import VerdictCache
     from verifiers.progress import for_stream
 
     cache = None if args.no_cache else VerdictCache.default_folder()
-    result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache,
-                 jobs=max(1, args.jobs), budget=Budget(args.claim_budget, args.run_budget),
+    result = run(args.notes, args.claims, select, changed_since(args.changed_since, args.notes),
+                 cache=cache, jobs=max(1, args.jobs),
+                 budget=Budget(args.claim_budget, args.run_budget),
                  progress=for_stream(sys.stderr, args.format != "github"))
     if args.format == "github":
         github_output(result)

@@ -33,11 +33,11 @@ from pathlib import Path
 
 from verifiers.coverage import UNCOVERED, WAIVED, NoteCoverage, WaiverProblem, strength_json
 from verifiers.coverage import coverage as classify
-from verifiers.files import read_regular, write_output
+from verifiers.files import display_path, read_regular, write_output
 from verifiers.notes import Note
 from verifiers.report_json import step_counts
 from verifiers.report_pictures import Picture, pictures
-from verifiers.run import RunResult, claim_paths, display_path
+from verifiers.run import claim_paths
 from verifiers.strength import ORDER as STRENGTHS
 from verifiers.verdicts import (
     DISCREPANCY,
@@ -50,6 +50,7 @@ from verifiers.verdicts import (
     STATUSES,
     UNPARSED,
     VERIFIED,
+    RunResult,
     ValueVerdict,
     Verdict,
 )

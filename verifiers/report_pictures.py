@@ -19,8 +19,7 @@ import re
 from dataclasses import dataclass
 
 from verifiers.report_svg import heatmap, line_chart
-from verifiers.run import RunResult
-from verifiers.verdicts import Verdict
+from verifiers.verdicts import RunResult, Verdict
 
 __all__ = ["Picture", "pictures"]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from verifiers.coverage import coverage
 from verifiers.holes import ResolveError, find
 from verifiers.notes import Literal, Note
-from verifiers.run import RunResult
+from verifiers.verdicts import RunResult
 
 __all__ = ["Stub", "render", "stubs"]
 

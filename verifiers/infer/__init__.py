@@ -30,7 +30,7 @@ from verifiers.infer.restate import repeat_candidates, restate_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
-from verifiers.run import RunResult
+from verifiers.verdicts import RunResult
 
 __all__ = ["Inference", "infer"]
 
