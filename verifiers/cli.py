@@ -154,7 +154,7 @@ def github_output(result: RunResult) -> None:
     """Annotations on stdout; the full list in ``$GITHUB_STEP_SUMMARY`` (or on stdout)."""
     import os
 
-    from verifiers.report_github import annotations, job_summary
+    from verifiers.report.github import annotations, job_summary
 
     for line in annotations(result):
         print(line)
@@ -201,7 +201,7 @@ def check(args: argparse.Namespace) -> int:
     print(summary_line(result))
     if args.json:
         from verifiers.files import write_output
-        from verifiers.report_json import dumps
+        from verifiers.report.json import dumps
 
         write_output(args.json, dumps(result))
     return EXIT_OK if all(v.passed for v in result.verdicts) and not new_text else EXIT_FAIL
@@ -349,7 +349,7 @@ def _scaffold_infer(result: RunResult, name: str, claims_dir: Path) -> int:
 def report(args: argparse.Namespace) -> int:
     """Write the HTML report; exit 0 once written (``check`` is the gate), 2 on bad input."""
     from verifiers.progress import for_stream
-    from verifiers.report_html import write
+    from verifiers.report.html import write
 
     result = run(args.notes, args.claims, progress=for_stream(sys.stderr))
     size = write(result, args.out)

@@ -168,7 +168,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if result is None:
         message = f"notecheck: no HTML report: {settings.failure}"
     else:
-        from verifiers.report_html import write
+        from verifiers.report.html import write
 
         path = Path(config.invocation_params.dir) / target
         message = f"notecheck: wrote {target} ({write(result, path)} bytes)"

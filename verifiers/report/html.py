@@ -14,7 +14,7 @@ link points into them. It shows
   verdict and linked to the claim's details (what it says, printed vs expected,
   local and global values, root cause, derivation steps in MathML, the message
   with any counterexample, the claim's YAML file and line); pictures where the
-  data allows (see :mod:`verifiers.report_pictures`).
+  data allows (see :mod:`verifiers.report.pictures`).
 
 Notes and claims are untrusted: every string is escaped, and MathML produced by
 ``latex2mathml`` is re-serialised through an element/attribute allow-list.
@@ -35,8 +35,8 @@ from verifiers.coverage import UNCOVERED, WAIVED, NoteCoverage, WaiverProblem, s
 from verifiers.coverage import coverage as classify
 from verifiers.files import display_path, read_regular, write_output
 from verifiers.notes import Note
-from verifiers.report_json import step_counts
-from verifiers.report_pictures import Picture, pictures
+from verifiers.report.json import step_counts
+from verifiers.report.pictures import Picture, pictures
 from verifiers.run import claim_paths
 from verifiers.strength import ORDER as STRENGTHS
 from verifiers.verdicts import (
