@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifiers.coverage import KINDS, coverage
+from verifiers.coverage.literals import KINDS, coverage
 from verifiers.errors import InputError
 from verifiers.holes import ResolveError, find
 from verifiers.notes import Note

@@ -41,7 +41,7 @@ def _seconds(text: str) -> float:
 
 def _kinds(text: str) -> tuple[str, ...]:
     """``--require formulas,statements``: kinds beyond the numbers that fail the gate."""
-    from verifiers.coverage import KINDS
+    from verifiers.coverage.literals import KINDS
 
     kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",") if k.strip()))
     unknown = [k for k in kinds if k not in KINDS]
@@ -224,8 +224,8 @@ def coverage(args: argparse.Namespace) -> int:
     procedures are listed either way."""
     import json
 
-    from verifiers.coverage import KINDS, coverage_json
-    from verifiers.coverage import coverage as classify
+    from verifiers.coverage.literals import KINDS, coverage_json
+    from verifiers.coverage.literals import coverage as classify
     from verifiers.files import write_output
 
     result = run(args.notes, args.claims, lambda claim: False)  # quotes only: no evaluation

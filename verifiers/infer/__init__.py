@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifiers.coverage import coverage
+from verifiers.coverage.literals import coverage
 from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates

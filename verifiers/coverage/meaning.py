@@ -73,7 +73,7 @@ class _Spans:
 
 def claim_checks(claim: Claim) -> bool:
     """Does the claim compare something with a computation (never ``kind: given``)? One rule
-    for both coverages (:mod:`verifiers.coverage` too): a run alone checks nothing."""
+    for both coverages (:mod:`verifiers.coverage.literals` too): a run alone checks nothing."""
     if claim.kind == "given":
         return False
     return bool(claim.check) or bool(getattr(claim, "states", None)) \
