@@ -30,22 +30,19 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reading notes", ("verifiers.parsers", "verifiers.notes")),
     ("loading claims", (
         "verifiers.claimtext", "verifiers.expr", "verifiers.schema", "verifiers.holes",
-        "verifiers.pins",
-        "verifiers.keywords", "verifiers.profiles",
+        "verifiers.pins", "verifiers.keywords", "verifiers.profiles",
         # the kinds' own claim rules, which the loader calls
         "verifiers.properties.params", "verifiers.properties.catalog",
         "verifiers.properties.specs_statements", "verifiers.properties.slots",
-        "verifiers.procedures.validate", "verifiers.procedures.spec",
-        "verifiers.procedures.read",
-        "verifiers.programs", "verifiers.printed_data", "verifiers.formulaholes",
+        "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
+        "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
     )),
     ("checks, one folder or module per kind", (
         "verifiers.arithmetic", "verifiers.symbolic", "verifiers.symclaims", "verifiers.latex",
-        "verifiers.expr", "verifiers.indices", "verifiers.matrixcalc", "verifiers.fprimes",
-        "verifiers.vecdot", "verifiers.formulaprintings", "verifiers.backward_rules",
-        "verifiers.properties", "verifiers.procedures", "verifiers.meaning",
-        "verifiers.modelrun",
+        "verifiers.indices", "verifiers.matrixcalc", "verifiers.formulas",
+        "verifiers.backward_rules", "verifiers.properties", "verifiers.procedures",
+        "verifiers.meaning", "verifiers.modelrun",
     )),
     ("engine and run", (
         "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.run",

@@ -140,7 +140,7 @@ def run(
     from verifiers.copies import reconcile
 
     verdicts = reconcile(verdicts, claims)  # the printings of each given value, compared
-    from verifiers.formulaprintings import reconcile as reconcile_formulas
+    from verifiers.formulas.printings import reconcile as reconcile_formulas
 
     verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
     if progress is not None:

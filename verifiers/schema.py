@@ -746,7 +746,7 @@ class _FileValidator:
                              "of the text and the formula's label (text)", claim)
             else:
                 claim.printing[key] = value.value
-        from verifiers.formulaholes import REFERENCES
+        from verifiers.formulas.holes import REFERENCES
 
         for key, value in self.mapping(claim, node.value.get("reference"), "reference").items():
             if key not in claim.formulas or value.value not in REFERENCES:
