@@ -174,8 +174,8 @@ class Claim:
     matrices: dict[str, tuple[int, int]] = field(default_factory=dict)  # symbolic: instance sizes
     upstream: str | None = None  # symbolic: the matrix whose loss gradient is given (R̄)
     restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
-    printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulaprintings)
-    reference: dict[str, str] = field(default_factory=dict)  # hole -> formulaholes.REFERENCES
+    printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulas/printings.py)
+    reference: dict[str, str] = field(default_factory=dict)  # hole -> formulas.holes.REFERENCES
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
