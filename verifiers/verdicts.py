@@ -1,4 +1,8 @@
-"""Verdict records: plain data shared by the CLI, the pytest plugin and the reports."""
+"""Verdict records: plain data shared by the CLI, the pytest plugin and the reports.
+
+Also what the checkers and the outputs share with the engine and the run, kept here so
+none of them imports those back: :class:`ClaimFailure`, :func:`settle` (a claim's status
+from its values') and :class:`RunResult`."""
 
 from __future__ import annotations
 
