@@ -2,8 +2,9 @@
 
 Every module is parsed (``ast``, never imported); an import anywhere in it counts, at module
 level or inside a function, since a function-level import is still a dependency that runs.
-Only ``if TYPE_CHECKING:`` blocks are left out: they hold names for annotations and never
-run. Two rules: no import cycle, and no module imports one of a later stage (:data:`STAGES`).
+A module loaded by name (``importlib.import_module``) counts too. Only ``if TYPE_CHECKING:``
+blocks are left out: they hold names for annotations and never run. Two rules: no import
+cycle, and no module imports one of a later stage (:data:`STAGES`).
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ def _import_nodes(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 def imports_of(name: str, source: str, is_package: bool, known: set[str]) -> set[str]:
     """The modules of ``known`` that module ``name`` imports (``from pkg import mod`` names
-    the submodule ``pkg.mod`` when there is one, else the package)."""
+    the submodule ``pkg.mod`` when there is one, else the package). A module that calls
+    ``importlib.import_module`` imports every module a string constant of it names."""
 
     def resolve(dotted: str) -> str | None:
         while dotted and dotted not in known:
@@ -100,8 +102,12 @@ def imports_of(name: str, source: str, is_package: bool, known: set[str]) -> set
         return dotted or None
 
     here = name if is_package else name.rpartition(".")[0]
+    tree = ast.parse(source)
     targets: set[str] = set()
-    for node in _import_nodes(ast.parse(source)):
+    if "import_module" in source:  # importlib: every string naming a module may be imported
+        targets.update(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                       and isinstance(n.value, str) and n.value in known)
+    for node in _import_nodes(tree):
         if isinstance(node, ast.Import):
             targets.update(filter(None, (resolve(a.name) for a in node.names)))
             continue
@@ -245,6 +251,15 @@ def test_a_planted_cycle_through_a_function_level_import_is_named(tmp_path):
     })
     assert cycles(import_graph(root)) == [
         ["verifiers.a", "verifiers.b", "verifiers.sub.c", "verifiers.a"]]
+
+
+def test_a_module_imported_by_its_name_counts(tmp_path):
+    root = _package(tmp_path, {
+        "a.py": "import importlib\n\ndef load():\n    return importlib.import_module(NAME)\n"
+                "\nNAME = 'verifiers.b'\n",
+        "b.py": "from verifiers.a import load\n",
+    })
+    assert cycles(import_graph(root)) == [["verifiers.a", "verifiers.b", "verifiers.a"]]
 
 
 def test_a_type_checking_import_is_no_cycle_but_its_else_branch_is(tmp_path):
