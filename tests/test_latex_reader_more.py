@@ -10,8 +10,8 @@ import pytest
 import sympy
 
 from tests.test_engine import check, project
+from verifiers.formulas.updates import assigned
 from verifiers.latex import LatexError, parse_latex, round_trip_ok, split_chains
-from verifiers.updates import assigned
 
 i, j, x = (sympy.Symbol(n, real=True) for n in "ijx")
 

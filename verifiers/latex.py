@@ -89,8 +89,8 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from verifiers.deadline import can_bound, deadline
-from verifiers.ellipsis import DotsProduct, DotsSum, fold, terms_of
 from verifiers.errors import ColumnError
+from verifiers.formulas.ellipsis import DotsProduct, DotsSum, fold, terms_of
 
 __all__ = [
     "ELLIPSIS",
@@ -577,7 +577,7 @@ class _Parser:
     def folded(self, items: list[sympy.Basic], kind: str) -> list[sympy.Basic]:
         """``a_{1} + a_{2} + \\dots + a_{n}`` (``p_{1} p_{2} \\dots p_{n}``): the shown items
         that follow one index, the ellipsis and the last item, folded into one Sum (Product)
-        by :func:`verifiers.ellipsis.fold`; the items before the run stay as they are."""
+        by :func:`verifiers.formulas.ellipsis.fold`; the items before the run stay as they are."""
         dots = self.advance()
         if kind == "sum":
             self.expect_op("+")

@@ -1,4 +1,4 @@
-"""Definitions printed once, checked against tinygpt (verifiers/formulacode.py): each
+"""Definitions printed once, checked against tinygpt (verifiers/formulas/code.py): each
 reference verifies the note's formula and fails a planted edit of it (a flipped sign, a
 dropped or swapped factor, a wrong condition), and a claim reports it at the formula."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_engine import check, project
-from verifiers.formulacode import REFERENCES, _check, _Unread
+from verifiers.formulas.code import REFERENCES, _check, _Unread
 from verifiers.latex import split_chains
 
 # reference: (the note's formula, a planted wrong one)
@@ -148,12 +148,13 @@ def test_no_string_evaluation_in_the_new_readers():
     import ast
     import inspect
 
-    import verifiers.ellipsis
-    import verifiers.formulacode
-    import verifiers.updates
+    import verifiers.formulas.code
+    import verifiers.formulas.ellipsis
+    import verifiers.formulas.updates
 
     banned = {"eval", "exec", "compile", "sympify", "parse_expr"}
-    for mod in (verifiers.ellipsis, verifiers.formulacode, verifiers.updates):
+    for mod in (verifiers.formulas.ellipsis, verifiers.formulas.code,
+                verifiers.formulas.updates):
         for node in ast.walk(ast.parse(inspect.getsource(mod))):
             if isinstance(node, ast.Call):
                 func = node.func

@@ -625,14 +625,19 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
 
 def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
     """The claim's value for formula hole ``hole``, checked against its tinygpt reference."""
-    from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
+    from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
-    ref = REFERENCES[claim.reference[hole]]
+    name = claim.reference[hole]
+    ref = REFERENCES.get(name)
 
     def value(status: str, message: str) -> ValueVerdict:
-        return ValueVerdict(name=hole, printed=printed.text, expected=ref.what, status=status,
-                            start=note.position(printed.start), end=note.position(printed.end),
-                            message=f"{hole}: {message}", suggestion=None)
+        return ValueVerdict(name=hole, printed=printed.text, expected=ref.what if ref else name,
+                            status=status, start=note.position(printed.start),
+                            end=note.position(printed.end), message=f"{hole}: {message}",
+                            suggestion=None)
+
+    if ref is None:
+        return value(ERROR, f"reference: unknown {name!r}; one of {', '.join(sorted(REFERENCES))}")
 
     try:
         chains = split_chains(printed.text)
