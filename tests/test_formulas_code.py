@@ -160,3 +160,12 @@ def test_no_string_evaluation_in_the_new_readers():
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
                 assert name not in banned, (mod.__name__, name)
+
+
+def test_an_unknown_tinygpt_reference_is_an_error_at_the_formula(tmp_path, capsys):
+    note = "第一个 FFN 可以写成：\nFFN (x) = σ (x W_{1} + b_{1}) W_{2} + b_{2}\n"
+    claims = ("note: n.txt\nclaims:\n  - id: c\n    kind: symbolic\n    text: |\n"
+              "      第一个 FFN 可以写成：\n      ⟪F⟫\n    reference: {F: tinygpt-nothing}\n")
+    code, out, data = check(project(tmp_path, claims, note), capsys)
+    assert code == 1 and data["claims"][0]["status"] == "error", out
+    assert "unknown 'tinygpt-nothing'" in out and "tinygpt-ffn" in out
