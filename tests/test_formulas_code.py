@@ -55,6 +55,8 @@ FORMULAS = {
     "tinygpt-linear-map": (r"y = x_{苹果} W", r"y = x_{苹果} W + x_{苹果}"),
     "tinygpt-attention-output": ("Attention_Output = A · V", "Attention_Output = V · A"),
     "tinygpt-logits": ("Logits = Z · W_linear", "Logits = Z"),
+    "tinygpt-embedding-rows": (r"{\bar{E}}_{w, :} = \sum_{i : t_{i} = w} {\bar{X}}_{i, :} .",
+                               r"{\bar{E}}_{w, :} = \sum_{i : t_{i} \ne w} {\bar{X}}_{i, :} ."),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

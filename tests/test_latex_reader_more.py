@@ -90,6 +90,9 @@ def test_a_conditional_sum_keeps_the_terms_whose_condition_holds():
     assert round_trip_ok(r"\sum_{i : t_{i} = w} x_{i}", value)
     with pytest.raises(LatexError):
         parse_latex(r"\prod_{i : t_{i} = w} x_{i}")
+    rows = parse_latex(r"\sum_{i : t_{i} = w} {\bar{X}}_{i, :}")  # 12.5: row i of X̄
+    assert rows.function.args[0][0] == sympy.Indexed(sympy.IndexedBase(
+        sympy.Symbol("Xbar", real=True)), sympy.Symbol("i", real=True))
 
 
 def test_a_word_as_a_subscript_label():

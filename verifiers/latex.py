@@ -992,6 +992,12 @@ class _Parser:
             raise LatexError("empty subscript", tok.col)
         if items is not None and text.count(",") and text.count(",") != len(items) - 1:
             items = None
+        inner = self.toks[self.pos + 1:end]
+        if (len(inner) == 3 and inner[0].kind == "name" and inner[0].text in self.bound
+                and _is_op(inner[1], ",") and _is_op(inner[2], ":")):
+            # {\bar{X}}_{i, :} under \sum_{i}: row i, the entry of its one index
+            self.pos = end + 1
+            return text.replace("_", ""), [self.symbol(inner[0].text)]
         if items is None and any(t.kind == "name" and t.text in self.bound
                                  for t in self.toks[self.pos:end]):
             # p_{i, t_{i + 1}} under \sum_{i}: the entries are expressions of the index

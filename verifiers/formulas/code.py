@@ -345,6 +345,23 @@ def _weights_of_x(seed: int) -> Instance:
     return Instance(env, {"z_i": out[1]}, {"a": weights})
 
 
+def _embedding_rows(seed: int) -> Instance:
+    """``{\\bar{E}}_{w, :} = \\sum_{i : t_{i} = w} {\\bar{X}}_{i, :}`` for ``x_{i} = E_{t_{i}, :} +
+    p_{i}``: the gradient of tinygpt's embedding table under autograd, with a loss whose
+    gradient by the input rows X is a random X̄ (tokens t = (1, 2, 1) of N = 3: a repeated
+    token, and token 3 unused)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=3, d_model=4, n_heads=1, d_k=4, d_v=4, n_layers=1,
+                              positions="sinusoidal"), seed=seed)
+    tokens = [0, 1, 0]
+    x_bar = _randn(torch.Generator().manual_seed(seed + 11), 3, 4)
+    model.zero_grad()
+    (model.forward_trace(tokens)["x"] * x_bar).sum().backward()
+    return Instance({"Xbar": x_bar, "t": torch.tensor(tokens) + 1, "N": 3},
+                    {"Ebar_w,:": model.E.grad.detach().clone()}, entries=("w",))
+
+
 VOCABULARY = {"黑便": 2, "出血": 4}  # the words the notes' loss formulas name, as token ids
 
 
@@ -415,6 +432,8 @@ REFERENCES: dict[str, Reference] = {
                                           (), ("P",), _next_token(True)),
     "tinygpt-weights-of-x": Reference("tinygpt.attention of X (weights a(X), values X W_V)",
                                       ("X", "W_V"), ("a",), _weights_of_x),
+    "tinygpt-embedding-rows": Reference("the gradient of tinygpt's embedding table (autograd)",
+                                        (), (), _embedding_rows),
     "tinygpt-word-loss": Reference("tinygpt.cross_entropy of the last position, target 黑便",
                                    (), ("P",), _word_loss),
     "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
@@ -482,8 +501,7 @@ def _value(expr: Any, inst: Instance) -> Any:
         return inst.grads[name]
     if isinstance(expr, sympy.Piecewise):
         for value, cond in expr.args:
-            if cond is sympy.true or bool(cond.subs({sympy.Symbol(n, real=True): inst.env[n]
-                                                     for n in inst.entries})):
+            if cond is sympy.true or _holds(cond, inst):
                 return _value(value, inst)
         raise _Unread("no case of the cases holds")
     if isinstance(expr, sympy.exp):
@@ -509,6 +527,20 @@ def _value(expr: Any, inst: Instance) -> Any:
             return inst.calls[name](*args)
         raise _Unread(f"the function {name} is not one of the reference's")
     raise _Unread(f"{type(expr).__name__} is not evaluated here")
+
+
+_RELATIONS: dict[type, Callable[[float, float], bool]] = {
+    sympy.Eq: lambda a, b: a == b, sympy.Ne: lambda a, b: a != b,
+    sympy.Lt: lambda a, b: a < b, sympy.Le: lambda a, b: a <= b,
+    sympy.Gt: lambda a, b: a > b, sympy.Ge: lambda a, b: a >= b}
+
+
+def _holds(cond: Any, inst: Instance) -> bool:
+    """A condition of cases or of ``\\sum_{i : t_{i} = w}``, on the instance's values."""
+    test = _RELATIONS.get(type(cond))
+    if test is None:
+        raise _Unread(f"the condition {cond} is not a relation")
+    return bool(test(float(_value(cond.lhs, inst)), float(_value(cond.rhs, inst))))
 
 
 def _listed(args: tuple[Any, ...], inst: Instance) -> list[Any]:
@@ -605,12 +637,14 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
         want = inst.expected[key]
         for side in chain[2::2]:
             expr = parse_latex(side, matrices=ref.matrices, functions=ref.functions)
-            if inst.entries:  # M_{i j} = …: every entry, the indices from 1
+            if inst.entries:  # M_{i j} = … (every entry), E̅_{w, :} = … (every row): from 1
                 got = torch.empty_like(want)
-                for at in itertools.product(*(range(n) for n in want.shape)):
+                for at in itertools.product(*(range(n) for n in want.shape[:len(inst.entries)])):
                     env = {**inst.env, **{n: k + 1 for n, k in zip(inst.entries, at,
                                                                    strict=True)}}
-                    got[at] = float(_value(expr, Instance(env, {}, entries=inst.entries)))
+                    got[at] = torch.as_tensor(
+                        _value(expr, Instance(env, {}, inst.calls, inst.grads, inst.entries)),
+                        dtype=DTYPE)
             else:
                 try:
                     got = _value(expr, inst)
