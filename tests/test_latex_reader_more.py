@@ -174,6 +174,8 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         r"$x_{i} = i$，$\sum_{i : x_{i} > 1} x_{i} = 5$",
         r"$x_{i} = i$，$\sum_{i : x_{i} > 2} x_{i} = 5$",
         "{p}：$⟪D⟫$，$⟪S⟫$", "define: {x_i: D}\n    assume: {integer: [i]}"),
+    "inequality": (  # a relation ≤ / ≥ read and checked as one (fails at x = 1.5)
+        r"$x^{2} + 1 \geq 2 x$", r"$x^{2} + 1 \geq 3 x$", "{p}：⟪F⟫", ""),
     "update-rule": (  # θ ← θ - η g defines θ^{new}; the step after it checks the rule
         r"$θ \leftarrow θ - η g$，$θ^{new} - θ = - η g$",
         r"$θ \leftarrow θ + η g$，$θ^{new} - θ = - η g$",
