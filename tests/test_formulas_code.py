@@ -57,6 +57,11 @@ FORMULAS = {
     "tinygpt-logits": ("Logits = Z · W_linear", "Logits = Z"),
     "tinygpt-embedding-rows": (r"{\bar{E}}_{w, :} = \sum_{i : t_{i} = w} {\bar{X}}_{i, :} .",
                                r"{\bar{E}}_{w, :} = \sum_{i : t_{i} \ne w} {\bar{X}}_{i, :} ."),
+    "tinygpt-preview-weights": (r"a=\mathrm{softmax}(s)", r"a=\mathrm{softmax}(-s)"),
+    "tinygpt-preview-sum": (r"\sum_ja_jv_j", r"\sum_ja_j"),
+    "tinygpt-ce-grad": (r"\partial L/\partial z=p-\mathbf y", r"\partial L/\partial z=\mathbf y-p"),
+    "tinygpt-uniform-loss": (r"\ln V", r"\ln (V - 1)"),
+    "tinygpt-softmax-jacobian": (r"\mathrm{diag}(p)-pp^\top", r"\mathrm{diag}(p)-p^\top p"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

@@ -362,6 +362,52 @@ def _embedding_rows(seed: int) -> Instance:
                     {"Ebar_w,:": model.E.grad.detach().clone()}, entries=("w",))
 
 
+def _preview(seed: int) -> Instance:
+    """lesson1's preview of attention: ``a = softmax (s)`` of the scores ``s_j = q \\cdot k_j``
+    and the weighted sum ``\\sum_j a_j v_j``: tinygpt.attention (unscaled) of one query."""
+    from tinygpt.model import attention
+
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = _randn(g, 1, 4), _randn(g, 3, 4), _randn(g, 3, 2)
+    out, a = attention(q, k, v, scale=False)
+    scores = (q @ k.T)[0]
+    return Instance({"s": scores, "a": a[0], "v": v, "N": 3}, {"a": a[0], "z": out[0]},
+                    {"softmax": lambda x: torch.softmax(x, dim=-1)})
+
+
+def _ce_grad(seed: int) -> Instance:
+    """``\\partial L / \\partial z = p - \\mathbf y``: the gradient of tinygpt.cross_entropy by the
+    logits (autograd), p the softmax of z and y the one-hot target."""
+    from tinygpt.model import cross_entropy
+
+    z = _randn(torch.Generator().manual_seed(seed), 1, 5).requires_grad_(True)
+    target = 3 - seed
+    cross_entropy(z, [target]).backward()
+    p = torch.softmax(z.detach(), dim=-1)
+    y = torch.zeros(1, 5, dtype=DTYPE)
+    y[0, target] = 1.0
+    return Instance({"p": p, "ybold": y}, {"Derivative(L, z)": z.grad.detach()})
+
+
+def _uniform_loss(seed: int) -> Instance:
+    """``\\ln V``: tinygpt.cross_entropy of equal logits over V tokens (a uniform guess)."""
+    from tinygpt.model import cross_entropy
+
+    vocab = 15 + 10 * seed
+    loss = cross_entropy(torch.zeros(2, vocab, dtype=DTYPE), [1, 4])
+    return Instance({"V": float(vocab)}, {"L": loss})
+
+
+def _softmax_jacobian(seed: int) -> Instance:
+    """``\\mathrm{diag}(p) - p p^\\top``: the Jacobian of tinygpt.softmax (autograd), p a column."""
+    from tinygpt.model import softmax
+
+    z = _randn(torch.Generator().manual_seed(seed), 4)
+    jac = torch.autograd.functional.jacobian(softmax, z)
+    p = softmax(z)
+    return Instance({"p": p[:, None]}, {"J": jac}, {"diag": lambda v: torch.diag(v.flatten())})
+
+
 VOCABULARY = {"黑便": 2, "出血": 4}  # the words the notes' loss formulas name, as token ids
 
 
@@ -434,6 +480,16 @@ REFERENCES: dict[str, Reference] = {
                                       ("X", "W_V"), ("a",), _weights_of_x),
     "tinygpt-embedding-rows": Reference("the gradient of tinygpt's embedding table (autograd)",
                                         (), (), _embedding_rows),
+    "tinygpt-preview-weights": Reference("tinygpt.attention's weights (unscaled) of one query",
+                                         (), ("softmax",), _preview),
+    "tinygpt-preview-sum": Reference("tinygpt.attention's output (unscaled) of one query",
+                                     (), (), lambda seed: _only(_preview(seed), "z")),
+    "tinygpt-ce-grad": Reference("the gradient of tinygpt.cross_entropy by the logits",
+                                 ("p",), (), _ce_grad),
+    "tinygpt-uniform-loss": Reference("tinygpt.cross_entropy of a uniform guess", (), (),
+                                      _uniform_loss),
+    "tinygpt-softmax-jacobian": Reference("the Jacobian of tinygpt.softmax (autograd)", ("p",),
+                                          ("diag",), _softmax_jacobian),
     "tinygpt-word-loss": Reference("tinygpt.cross_entropy of the last position, target 黑便",
                                    (), ("P",), _word_loss),
     "tinygpt-cross-entropy": Reference("tinygpt.model.cross_entropy with a loss mask", (), (),
@@ -594,9 +650,16 @@ def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
                                            f"says {want}")
 
 
+def _only(inst: Instance, key: str) -> Instance:
+    """The instance with one expected value (a bare expression is compared with it)."""
+    return Instance(inst.env, {key: inst.expected[key]}, inst.calls, inst.grads, inst.entries)
+
+
 def _key(lhs: Any) -> str:
     if isinstance(lhs, AppliedUndef) and lhs.func.__name__ == "given":  # P (a ∣ b): P
         return _key(lhs.args[0])
+    if isinstance(lhs, sympy.Derivative):  # ∂L/∂z = …
+        return f"Derivative({lhs.expr}, {lhs.variables[0]})"
     if isinstance(lhs, AppliedUndef):
         return lhs.func.__name__
     return getattr(lhs, "name", str(lhs))
