@@ -62,6 +62,8 @@ FORMULAS = {
     "tinygpt-ce-grad": (r"\partial L/\partial z=p-\mathbf y", r"\partial L/\partial z=\mathbf y-p"),
     "tinygpt-uniform-loss": (r"\ln V", r"\ln (V - 1)"),
     "tinygpt-softmax-jacobian": (r"\mathrm{diag}(p)-pp^\top", r"\mathrm{diag}(p)-p^\top p"),
+    "tinygpt-qkv": ("V = X_input · W_v", "V = W_v · X_input"),
+    "tinygpt-input": ("X_input = X + PE", "X_input = X - PE"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

@@ -239,6 +239,32 @@ def _logits(seed: int) -> Instance:
                     {"Logits": trace["logits"]})
 
 
+def _qkv(seed: int) -> Instance:
+    """``Q = X_input · W_q`` (``K``, ``V``; plain text): tinygpt's projections of one head, from
+    the layer's input rows (the names read whole, products in order)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=1, d_k=3, d_v=3, n_layers=1,
+                              layer_norm=False, positions="sinusoidal"), seed=seed)
+    with torch.no_grad():
+        layer = model.forward_trace([1, 3, 0])["layers"][0]
+    block = model.blocks[0]
+    env = {"X_input": layer["attn_in"], "W_q": block.W_Q[0].detach(),
+           "W_k": block.W_K[0].detach(), "W_v": block.W_V[0].detach()}
+    return Instance(env, {"Q": layer["q"][0], "K": layer["k"][0], "V": layer["v"][0]})
+
+
+def _input_rows(seed: int) -> Instance:
+    """``X_input = X + PE`` (plain text): tinygpt's input rows, embedding rows plus the
+    sinusoidal positions."""
+    from tinygpt.model import sinusoidal_positions
+
+    model, trace = _model(seed)
+    tokens = trace["tokens"]
+    return Instance({"X": model.E.detach()[tokens], "PE": sinusoidal_positions(4, 4).to(DTYPE)},
+                    {"X_input": trace["x"].detach()})
+
+
 def _head(seed: int) -> Instance:
     """``Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})``: tinygpt's head h = 2 of a two-head
     layer (no mask) is tinygpt.attention of that head's Q, K, V."""
@@ -464,6 +490,10 @@ REFERENCES: dict[str, Reference] = {
                                           ("Attention_Output", "A", "V"), (), _attention_output),
     "tinygpt-logits": Reference("tinygpt's logits h U (final rows times the output matrix)",
                                 ("Logits", "Z", "W_linear"), (), _logits),
+    "tinygpt-qkv": Reference("tinygpt's Q, K, V projections of the layer input",
+                             ("Q", "K", "V", "X_input", "W_q", "W_k", "W_v"), (), _qkv),
+    "tinygpt-input": Reference("tinygpt's input rows (embedding rows + sinusoidal positions)",
+                               ("X_input", "X", "PE"), (), _input_rows),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
