@@ -64,6 +64,8 @@ FORMULAS = {
     "tinygpt-softmax-jacobian": (r"\mathrm{diag}(p)-pp^\top", r"\mathrm{diag}(p)-p^\top p"),
     "tinygpt-qkv": ("V = X_input · W_v", "V = W_v · X_input"),
     "tinygpt-input": ("X_input = X + PE", "X_input = X - PE"),
+    "tinygpt-shapes": (r"A \in R^{n \times n}, V \in R^{n \times d_{v}}",
+                       r"A \in R^{n \times d}, V \in R^{n \times d_{v}}"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

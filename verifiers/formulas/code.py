@@ -265,6 +265,22 @@ def _input_rows(seed: int) -> Instance:
                     {"X_input": trace["x"].detach()})
 
 
+def _shapes(seed: int) -> Instance:
+    """Shape statements ``A \\in R^{n \\times n}``, ``V``, ``Z``, ``Z^{(r)} \\in R^{n \\times
+    d_{v}}``, ``x_{苹果} \\in R^{d}``: the sizes of tinygpt's weights, values, head outputs and
+    an input row (n = 3 tokens, d = 4, two heads of d_v = 2)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        trace = model.forward_trace([1, 3, 0])
+    layer = trace["layers"][0]
+    env = {"A": layer["weights"][0], "V": layer["v"][0], "Z": layer["z_heads"][0],
+           "Z^(r)": layer["z_heads"][1], "x_苹果": trace["x"][1], "n": 3, "d": 4, "d_v": 2}
+    return Instance(env, {})
+
+
 def _head(seed: int) -> Instance:
     """``Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})``: tinygpt's head h = 2 of a two-head
     layer (no mask) is tinygpt.attention of that head's Q, K, V."""
@@ -494,6 +510,8 @@ REFERENCES: dict[str, Reference] = {
                              ("Q", "K", "V", "X_input", "W_q", "W_k", "W_v"), (), _qkv),
     "tinygpt-input": Reference("tinygpt's input rows (embedding rows + sinusoidal positions)",
                                ("X_input", "X", "PE"), (), _input_rows),
+    "tinygpt-shapes": Reference("the sizes of tinygpt's weights, values and head outputs",
+                                ("A", "V", "Z", "Z^(r)", "x_苹果"), (), _shapes),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
@@ -670,8 +688,8 @@ def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     on the reference's sizes); (the statement, how it differs) when it does not."""
     name, _, space = text.partition("\\in")
     space = space.strip()
-    if not (space.startswith("R^{") and space.endswith("}")) or "\\times" not in space:
-        raise _Unread(f"{text!r} is not a shape M \\in R^{{a \\times b}}")
+    if not (space.startswith("R^{") and space.endswith("}")):
+        raise _Unread(f"{text!r} is not a shape M \\in R^{{a \\times b}} or v \\in R^{{d}}")
     sizes = [parse_latex(d, functions=ref.functions) for d in space[3:-1].split("\\times")]
     matrix = _value(parse_latex(name, matrices=ref.matrices, functions=ref.functions), inst)
     want = tuple(int(_value(d, inst)) for d in sizes)
