@@ -109,6 +109,17 @@ def test_a_shape_statement_is_checked_too():
     assert found is not None and "(6, 4)" in found[1]
 
 
+def test_names_share_the_shape_after_them():
+    ref = REFERENCES["tinygpt-shapes"]
+    good = r"Q, K \in R^{n \times d_{k}}, V \in R^{n \times d_{v}}"
+    assert _check(split_chains(good), ref, ref.make(0)) is None
+    wrong = r"Q, K \in R^{n \times d}, V \in R^{n \times d_{v}}"  # Q is n×d_k, not n×d
+    assert _check(split_chains(wrong), ref, ref.make(0)) is not None
+    assert _check(split_chains(r"Q K \in R^{n \times n}"), ref, ref.make(0)) is not None
+    with pytest.raises(_Unread):
+        _check(split_chains(r"Q, K"), ref, ref.make(0))
+
+
 def test_a_word_loss_reads_its_word():
     ref = REFERENCES["tinygpt-word-loss"]
     assert _check(split_chains(r"L = - \ln P (黑便 ∣ 前文)"), ref, ref.make(1)) is None

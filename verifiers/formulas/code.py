@@ -277,7 +277,8 @@ def _shapes(seed: int) -> Instance:
         trace = model.forward_trace([1, 3, 0])
     layer = trace["layers"][0]
     env = {"A": layer["weights"][0], "V": layer["v"][0], "Z": layer["z_heads"][0],
-           "Z^(r)": layer["z_heads"][1], "x_苹果": trace["x"][1], "n": 3, "d": 4, "d_v": 2}
+           "Z^(r)": layer["z_heads"][1], "x_苹果": trace["x"][1], "X": layer["attn_in"],
+           "Q": layer["q"][0], "K": layer["k"][0], "n": 3, "d": 4, "d_k": 2, "d_v": 2}
     return Instance(env, {})
 
 
@@ -510,8 +511,8 @@ REFERENCES: dict[str, Reference] = {
                              ("Q", "K", "V", "X_input", "W_q", "W_k", "W_v"), (), _qkv),
     "tinygpt-input": Reference("tinygpt's input rows (embedding rows + sinusoidal positions)",
                                ("X_input", "X", "PE"), (), _input_rows),
-    "tinygpt-shapes": Reference("the sizes of tinygpt's weights, values and head outputs",
-                                ("A", "V", "Z", "Z^(r)", "x_苹果"), (), _shapes),
+    "tinygpt-shapes": Reference("the sizes of tinygpt's inputs, projections, weights and heads",
+                                ("A", "V", "Z", "Z^(r)", "x_苹果", "X", "Q", "K"), (), _shapes),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
@@ -683,6 +684,13 @@ def _sum(expr: Any, inst: Instance) -> Any:
     return total
 
 
+def _name_of(text: str, ref: Reference) -> Any:
+    try:
+        return parse_latex(text, matrices=ref.matrices, functions=ref.functions)
+    except LatexError:
+        return None
+
+
 def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """``M \\in R^{a \\times b}``: the reference's M has a rows and b columns (a, b evaluated
     on the reference's sizes); (the statement, how it differs) when it does not."""
@@ -691,7 +699,10 @@ def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     if not (space.startswith("R^{") and space.endswith("}")):
         raise _Unread(f"{text!r} is not a shape M \\in R^{{a \\times b}} or v \\in R^{{d}}")
     sizes = [parse_latex(d, functions=ref.functions) for d in space[3:-1].split("\\times")]
-    matrix = _value(parse_latex(name, matrices=ref.matrices, functions=ref.functions), inst)
+    try:
+        matrix = _value(parse_latex(name, matrices=ref.matrices, functions=ref.functions), inst)
+    except _Shape as err:  # Q K \in R^{n \times n}: the product cannot be formed
+        return text, str(err)
     want = tuple(int(_value(d, inst)) for d in sizes)
     got = tuple(matrix.shape)
     return None if got == want else (text, f"the reference's matrix is {got}, the formula "
@@ -729,14 +740,23 @@ def _differs(got: Any, want: torch.Tensor) -> str | None:
 
 def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """(left side, how it differs) for the first chain that disagrees; None when all agree."""
+    pending: list[str] = []  # Q, K \in R^{…}: names that share the next shape
     for chain in chains:
         if len(chain) == 1 and "\\in" in chain[0]:  # W_{O} \in R^{H d_{v} \times d}: a shape
-            found = _shape(chain[0], ref, inst)
-            if found is not None:
-                return found
+            space = chain[0].partition("\\in")[2]
+            for text in [*(f"{name} \\in{space}" for name in pending), chain[0]]:
+                found = _shape(text, ref, inst)
+                if found is not None:
+                    return found
+            pending = []
+            continue
+        if len(chain) == 1 and isinstance(_name_of(chain[0], ref), sympy.Symbol):
+            pending.append(chain[0])
             continue
         chain = [chain[0].rsplit("⟶", 1)[-1].strip(), *chain[1:]]  # x_{i} ⟶ z_{i} = …: z_{i}
-        if len(chain) == 1 and len(inst.expected) == 1:  # a bare expression: the one value
+        if len(chain) == 1 and len(inst.expected) != 1:
+            raise _Unread(f"{chain[0]!r} is neither a definition 'left = right' nor a shape")
+        if len(chain) == 1:  # a bare expression: the reference's one value
             chain = [next(iter(inst.expected)), "=", chain[0]]
             lhs = sympy.Symbol(chain[0])
         else:
@@ -765,6 +785,8 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
             if differs is not None:
                 return f"{chain[0]} = {side}", differs
         inst.env[key] = want  # a later chain may use it (ℓ_{i} = …, p_{i} = softmax (ℓ_{i}))
+    if pending:
+        raise _Unread(f"{', '.join(pending)}: a name with no shape or definition after it")
     return None
 
 
@@ -786,8 +808,7 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
 
     try:
         chains = split_chains(printed.text)
-        if any((len(c) < 3 and len(chains) > 1 and "\\in" not in c[0])
-               or any(r != "=" for r in c[1::2]) for c in chains):
+        if any(r != "=" for c in chains for r in c[1::2]):
             return value(UNPARSED, "a reference formula is a definition 'left = right'")
         for seed in SEEDS:
             found = _check(chains, ref, ref.make(seed))
