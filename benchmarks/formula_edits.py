@@ -1,4 +1,4 @@
-"""Edits of the formulas branch `reader` made checkable: does each get a verdict at its line?
+"""Edits of the formulas branch `reader` made checkable (48): does each get a verdict at its line?
 
     python -m benchmarks.formula_edits
 
@@ -58,6 +58,12 @@ EDITS: dict[str, list[tuple[int, str, str]]] = {
         (2383, r"\partial L}{\partial W_{out}}", r"\partial L}{\partial W_{Q}}"),
         (2465, "t_{i} = w", r"t_{i} \ne w"),
         (2473, "softmax (ℓ_{i})", "softmax (h_{i})"),
+        # shape statements
+        (927, r"x_{苹果} \in R^{d}", r"x_{苹果} \in R^{n}"),
+        (1043, r"A \in R^{n \times n}", r"A \in R^{n \times d}"),
+        (1051, r"Z \in R^{n \times d_{v}}", r"Z \in R^{d_{v} \times n}"),
+        (1111, r"Q, K \in R^{n \times d_{k}}", r"Q, K \in R^{n \times d}"),
+        (1195, r"Z^{(r)} \in R^{n \times d_{v}}", r"Z^{(r)} \in R^{n \times d}"),
     ],
     "matrix-by-matrix.txt": [
         (79, "X_input = X + PE", "X_input = X - PE"),
