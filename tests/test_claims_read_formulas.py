@@ -159,7 +159,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-11-1-neg-log-table",
     "aat-11-4-update-matrix",
     "aat-13-10-u-gradient",
-    "aat-13-4-residual",
     "aat-13-5-logits-probs-loss",
     "aat-13-7-h-and-ratio-gradients",
     "aat-13-8-score-gradients",
