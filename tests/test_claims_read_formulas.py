@@ -225,8 +225,6 @@ BASELINE: frozenset[str] = frozenset({
     "mbm-card-pe",
     "mbm-m-5-4-single-head",
     "mbm-quiz-1-answer",
-    "mbm-s-1-4-pe-cos",
-    "mbm-s-1-4-pe-sin",
     "mbm-s-3-2-variance-normalised",
 })
 

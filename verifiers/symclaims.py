@@ -166,6 +166,8 @@ class Definitions:
         self.matrices = frozenset(names_to_read(claim.matrices, claim.define))
         self.symbols: dict[Any, Any] = {}
         self.calls: dict[str, tuple[tuple[Any, ...], Any]] = {}
+        # PE(pos, 2i+1) = …: more patterns of a function, each with its define key
+        self.alternatives: dict[str, list[tuple[tuple[Any, ...], Any, str]]] = {}
         self.instance: MatrixInstance | None = None
         matrix_defs: dict[str, Any] = {}
         self.patterns: dict[Any, Any] = {}  # q \cdot k = …: a left side that is no name
@@ -204,6 +206,13 @@ class Definitions:
                 # PE(pos, 2i) = …: a pattern; PE(1, 2) has pos = 1, i = 1 (an integer when
                 # assume: {integer: [i]}); PE(1, 3) does not match and stays PE(1, 3)
                 self.calls[name] = (lhs.args, rhs)
+            elif isinstance(lhs, AppliedUndef) and lhs.func.__name__ in self.calls \
+                    and name.replace(" ", "").startswith(f"{lhs.func.__name__}(") \
+                    and all(a.free_symbols for a in lhs.args):
+                # {PE: F, 'PE(pos, 2i+1)': G}: another pattern of a function defined on one
+                # (the key is the left side as the note writes it); a call takes the first
+                # pattern it matches
+                self.alternatives.setdefault(lhs.func.__name__, []).append((lhs.args, rhs, name))
             elif lhs == sympy.Symbol(name, real=True):
                 self.symbols[lhs] = rhs
             elif not self._given(name, lhs, rhs):
@@ -260,7 +269,8 @@ class Definitions:
             for name, (params, body) in self.calls.items():  # y = x + F (x), F (x) = - x
                 expr = expr.replace(
                     lambda x, name=name: isinstance(x, AppliedUndef) and x.func.__name__ == name,
-                    lambda x, params=params, body=body: self._call(params, body, x))
+                    lambda x, name=name, params=params, body=body: self._call_any(
+                        name, params, body, x))
             _bounded(expr, self.symbols)  # subs evaluates: a^{1000}, a = 99^{99}
             expr = expr.subs(self.symbols)
             for lhs, rhs in self.patterns.items():
@@ -280,6 +290,24 @@ class Definitions:
             return self.apply(sym) != sym
         except Exception:  # noqa: BLE001 -- a definition that fails is reported elsewhere
             return True
+
+    def _call_any(self, name: str, params: tuple[Any, ...], body: Any, call: Any) -> Any:
+        """``call`` by the first pattern of ``name`` it matches (PE(pos, 2i), PE(pos, 2i+1));
+        unchanged when it matches none."""
+        for p, b, _ in [(params, body, name), *self.alternatives.get(name, ())]:
+            out = self._call(p, b, call)
+            if out is not call:
+                return out
+        return call
+
+    def pattern_key(self, call: Any) -> str:
+        """The define key of the pattern ``call`` matches (its name when it has one only)."""
+        name = call.func.__name__
+        for params, body, key in self.alternatives.get(name, ()):
+            if self._call(*self.calls[name], call) is call \
+                    and self._call(params, body, call) is not call:
+                return key
+        return name
 
     def _call(self, params: tuple[Any, ...], body: Any, call: Any) -> Any:
         """``body`` at the arguments of ``call``; a parameter written as an expression
@@ -565,8 +593,10 @@ def _used_definitions(claim: Claim, chain: list[str], subs: Definitions) -> tupl
         except (_Unparsed, LatexError, ValueError):
             continue
         names |= {getattr(x, "name", "") for x in expr.free_symbols}
-        names |= {f.func.__name__ for f in expr.atoms(AppliedUndef)}
-    defined = {getattr(k, "name", "") for k in subs.symbols} | set(subs.calls)
+        names |= {subs.pattern_key(f) if f.func.__name__ in subs.calls else f.func.__name__
+                  for f in expr.atoms(AppliedUndef)}
+    defined = {getattr(k, "name", "") for k in subs.symbols} | set(subs.calls) \
+        | {key for alternatives in subs.alternatives.values() for *_, key in alternatives}
     return tuple(dict.fromkeys(hole for name, hole in claim.define.items()
                                if name in names and name in defined
                                and hole not in claim.restate))
