@@ -129,6 +129,14 @@ def _parse(text: str, functions: tuple[str, ...] = (), matrices: frozenset[str] 
     return expr
 
 
+def _parse_part(text: str, subs: Definitions) -> Any:
+    """:func:`_parse` for :mod:`verifiers.formulaparts`, which knows unreadable as ValueError."""
+    try:
+        return _parse(text, subs.functions, subs.matrices)
+    except _Unparsed as err:
+        raise ValueError(str(err)) from None
+
+
 def _bounded(expr: Any, values: Mapping[Any, Any]) -> None:
     """Refuse a substitution whose result would be too large to compute (see
     :func:`verifiers.latex.check_size`) before ``subs`` evaluates it."""
@@ -505,6 +513,12 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
             from verifiers.formulaprintings import printing_value
 
             values.append(printing_value(claim, name, printed, note))
+            continue
+        if name in claim.parts:  # a fragment named in prose: a part of a formula it reads
+            from verifiers.formulaparts import part_value
+
+            values.append(part_value(claim, name, match, note,
+                                     lambda text: _parse_part(text, subs)))
             continue
         if name in defined:
             continue
