@@ -179,8 +179,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-cov-13-6-indicator",
     "aat-cov-15-2-first-term",
     "aat-cov-15-4-central-denominator",
-    "aat-cov-4-4-not-square",
-    "aat-cov-4-4-square",
     "aat-cov-4-9-delta",
     "aat-cov-8-2-future-weight",
     "aat-cov-8-6-allowed-set",
