@@ -11,7 +11,7 @@ import pytest
 import sympy
 
 from tests.test_engine import check, project
-from verifiers.formulaparts import contains
+from verifiers.formulas.parts import contains
 from verifiers.latex import parse_latex
 
 NOTE = """第 3 章：Softmax
