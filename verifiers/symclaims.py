@@ -185,8 +185,12 @@ class Definitions:
         self.integers = frozenset(claim.assume.get("integer", ()))  # PE(pos, 2i): i integer
         self.hypotheses = Hypotheses()  # i ≠ j, T → 0⁺, z_j - z_k < 0, (e_i)_m = …
         for name, hole in claim.define.items():
-            if not claim.matrices and hole not in claim.restate and self.hypotheses.read(
-                    name, match.formulas[hole].text, self.functions):
+            restated = claim.restate.get(hole)
+            if not claim.matrices and self.hypotheses.read(
+                    name, restated.text if restated else match.formulas[hole].text,
+                    self.functions):
+                if restated:  # a hypothesis the note states in words (z_i - z_k < 0)
+                    self.restated.append(f"{restated.text} (restated: {restated.reason})")
                 continue
             lhs, rhs = self._definition(name, hole, match, claim)
             if claim.matrices:
