@@ -41,6 +41,7 @@ CLAIM_KEYS = (
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",
     "params", "near", "after", "inferred", "code", "iterate", "hidden", "states", "printing",
     "reference",
+    "parts",  # kind: symbolic (verifiers/formulas/parts.py)
     "trace",  # kind: procedure (verifiers/procedures)
 )
 CODE_KEYS = ("from", "to", "as")
@@ -49,7 +50,7 @@ RESTATE_KEYS = ("as", "reason")
 #: a claim's steps together also stay within symclaims.CLAIM_SECONDS).
 MAX_STEP_SECONDS = 20
 SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate",
-                 "printing", "reference")
+                 "printing", "reference", "parts")
 ASSUME_KEYS = ("real", "positive", "nonzero", "integer", "sum_to_one", "one_hot", "independent",
                "zero_mean", "unit_variance")
 RUN_KEYS = ("example", "inputs", "outputs", "text")
@@ -176,6 +177,7 @@ class Claim:
     restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
     printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulas/printings.py)
     reference: dict[str, str] = field(default_factory=dict)  # hole -> formulas.holes.REFERENCES
+    parts: dict[str, str] = field(default_factory=dict)  # fragment hole -> its formula hole
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
@@ -759,6 +761,13 @@ class _FileValidator:
                              claim)
             else:
                 claim.reference[key] = value.value
+        for key, value in self.mapping(claim, node.value.get("parts"), "parts").items():
+            if key not in claim.formulas or value.value not in claim.formulas \
+                    or value.value == key:
+                self.problem(value.line, value.col, f"parts: {key}: name a formula hole of the "
+                             "text and another formula hole it is a part of", claim)
+            else:
+                claim.parts[key] = value.value
         if not claim.formulas:
             self.problem(claim.line, claim.col, "a symbolic claim needs a formula hole ⟪name⟫",
                          claim)

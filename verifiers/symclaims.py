@@ -132,6 +132,14 @@ def _parse(text: str, functions: tuple[str, ...] = (), matrices: frozenset[str] 
     return expr
 
 
+def _parse_part(text: str, subs: Definitions) -> Any:
+    """:func:`_parse` for :mod:`verifiers.formulas.parts`, which knows unreadable as ValueError."""
+    try:
+        return _parse(text, subs.functions, subs.matrices)
+    except _Unparsed as err:
+        raise ValueError(str(err)) from None
+
+
 def _bounded(expr: Any, values: Mapping[Any, Any]) -> None:
     """Refuse a substitution whose result would be too large to compute (see
     :func:`verifiers.latex.check_size`) before ``subs`` evaluates it."""
@@ -169,6 +177,8 @@ class Definitions:
         self.matrices = frozenset(names_to_read(claim.matrices, claim.define))
         self.symbols: dict[Any, Any] = {}
         self.calls: dict[str, tuple[tuple[Any, ...], Any]] = {}
+        # PE(pos, 2i+1) = …: more patterns of a function, each with its define key
+        self.alternatives: dict[str, list[tuple[tuple[Any, ...], Any, str]]] = {}
         self.instance: MatrixInstance | None = None
         matrix_defs: dict[str, Any] = {}
         self.patterns: dict[Any, Any] = {}  # q \cdot k = …: a left side that is no name
@@ -178,8 +188,12 @@ class Definitions:
         self.integers = frozenset(claim.assume.get("integer", ()))  # PE(pos, 2i): i integer
         self.hypotheses = Hypotheses()  # i ≠ j, T → 0⁺, z_j - z_k < 0, (e_i)_m = …
         for name, hole in claim.define.items():
-            if not claim.matrices and hole not in claim.restate and self.hypotheses.read(
-                    name, match.formulas[hole].text, self.functions):
+            restated = claim.restate.get(hole)
+            if not claim.matrices and self.hypotheses.read(
+                    name, restated.text if restated else match.formulas[hole].text,
+                    self.functions):
+                if restated:  # a hypothesis the note states in words (z_i - z_k < 0)
+                    self.restated.append(f"{restated.text} (restated: {restated.reason})")
                 continue
             lhs, rhs = self._definition(name, hole, match, claim)
             if claim.matrices:
@@ -207,6 +221,13 @@ class Definitions:
                 # PE(pos, 2i) = …: a pattern; PE(1, 2) has pos = 1, i = 1 (an integer when
                 # assume: {integer: [i]}); PE(1, 3) does not match and stays PE(1, 3)
                 self.calls[name] = (lhs.args, rhs)
+            elif isinstance(lhs, AppliedUndef) and lhs.func.__name__ in self.calls \
+                    and name.replace(" ", "").startswith(f"{lhs.func.__name__}(") \
+                    and all(a.free_symbols for a in lhs.args):
+                # {PE: F, 'PE(pos, 2i+1)': G}: another pattern of a function defined on one
+                # (the key is the left side as the note writes it); a call takes the first
+                # pattern it matches
+                self.alternatives.setdefault(lhs.func.__name__, []).append((lhs.args, rhs, name))
             elif lhs in (sympy.Symbol(name, real=True), updated(name)):
                 self.symbols[lhs] = rhs  # x = …, or the update x ← … (x^{new})
             elif not self._given(name, lhs, rhs):
@@ -269,7 +290,8 @@ class Definitions:
             for name, (params, body) in self.calls.items():  # y = x + F (x), F (x) = - x
                 expr = expr.replace(
                     lambda x, name=name: isinstance(x, AppliedUndef) and x.func.__name__ == name,
-                    lambda x, params=params, body=body: self._call(params, body, x))
+                    lambda x, name=name, params=params, body=body: self._call_any(
+                        name, params, body, x))
             _bounded(expr, self.symbols)  # subs evaluates: a^{1000}, a = 99^{99}
             expr = expr.subs(self.symbols)
             for lhs, rhs in self.patterns.items():
@@ -289,6 +311,24 @@ class Definitions:
             return self.apply(sym) != sym
         except Exception:  # noqa: BLE001 -- a definition that fails is reported elsewhere
             return True
+
+    def _call_any(self, name: str, params: tuple[Any, ...], body: Any, call: Any) -> Any:
+        """``call`` by the first pattern of ``name`` it matches (PE(pos, 2i), PE(pos, 2i+1));
+        unchanged when it matches none."""
+        for p, b, _ in [(params, body, name), *self.alternatives.get(name, ())]:
+            out = self._call(p, b, call)
+            if out is not call:
+                return out
+        return call
+
+    def pattern_key(self, call: Any) -> str:
+        """The define key of the pattern ``call`` matches (its name when it has one only)."""
+        name = call.func.__name__
+        for params, body, key in self.alternatives.get(name, ()):
+            if self._call(*self.calls[name], call) is call \
+                    and self._call(params, body, call) is not call:
+                return key
+        return name
 
     def _call(self, params: tuple[Any, ...], body: Any, call: Any) -> Any:
         """``body`` at the arguments of ``call``; a parameter written as an expression
@@ -490,6 +530,12 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
 
             values.append(printing_value(claim, name, printed, note))
             continue
+        if name in claim.parts:  # a fragment named in prose: a part of a formula it reads
+            from verifiers.formulas.parts import part_value
+
+            values.append(part_value(claim, name, match, note,
+                                     lambda text: _parse_part(text, subs)))
+            continue
         if name in defined:
             continue
         progress.at(name, printed)
@@ -577,8 +623,10 @@ def _used_definitions(claim: Claim, chain: list[str], subs: Definitions) -> tupl
         except (_Unparsed, LatexError, ValueError):
             continue
         names |= {getattr(x, "name", "") for x in expr.free_symbols}
-        names |= {f.func.__name__ for f in expr.atoms(AppliedUndef)}
-    defined = {getattr(k, "name", "") for k in subs.symbols} | set(subs.calls)
+        names |= {subs.pattern_key(f) if f.func.__name__ in subs.calls else f.func.__name__
+                  for f in expr.atoms(AppliedUndef)}
+    defined = {getattr(k, "name", "") for k in subs.symbols} | set(subs.calls) \
+        | {key for alternatives in subs.alternatives.values() for *_, key in alternatives}
     return tuple(dict.fromkeys(hole for name, hole in claim.define.items()
                                if name in names and name in defined
                                and hole not in claim.restate))
