@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifiers.properties.specs_statements import specs as statement_specs
+from verifiers.properties.specs_words import CLASSES as WORD_CLASSES
+from verifiers.properties.specs_words import with_words
 
 HOLDS, FAILS = "holds", "fails"
 
@@ -93,6 +95,7 @@ class Spec:
     check_params: Callable[[Mapping[str, Any]], str | None] | None = field(
         default=None, compare=False)
     negated_by: tuple[tuple[str, str], ...] = ()  # (slot, meaning) that states the opposite
+    denied_by: tuple[tuple[str, str], ...] = ()  # (slot, meaning) that denies the law outright
 
     def param(self, key: str) -> Param | None:
         return next((p for p in self.params if p.name == key), None)
@@ -103,8 +106,11 @@ class Spec:
         return tuple(p for p in self.params if p.vocab)
 
     def expectation(self, params: Mapping[str, Any]) -> str:
-        """HOLDS or FAILS: each slot word that states the opposite ("变化" for "不变") flips it."""
+        """HOLDS or FAILS: each slot word that states the opposite ("变化" for "不变") flips it;
+        a word that denies the law ("能" for "不能", "反比于" for "正比于") flips it once, however
+        many of the sentence's words deny it (they are a conjunction, not a double negation)."""
         flips = sum(params.get(slot) == value for slot, value in self.negated_by)
+        flips += any(params.get(slot) == value for slot, value in self.denied_by)
         if flips % 2 == 0:
             return self.expect
         return FAILS if self.expect == HOLDS else HOLDS
@@ -156,7 +162,8 @@ VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTIO
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
                  "symmetry": SYMMETRY, "magnitude": MAGNITUDE,
                  # read by statements about printed data (verifiers/printed_data.py), no law
-                 "order": ("descending", "ascending"), "share": ("most", "some", "little")}
+                 "order": ("descending", "ascending"), "share": ("most", "some", "little"),
+                 **WORD_CLASSES}  # the sentences' own words (specs_words.py)
 
 
 def op_slot() -> Param:
@@ -370,6 +377,7 @@ _SPECS = (
 )
 
 _SPECS = (*_SPECS, *statement_specs())  # laws of law-stating sentences (issue 12 item 4)
+_SPECS = tuple(with_words(s) for s in _SPECS)  # their words read (issue 12 item 1)
 CATALOG: dict[str, Spec] = {s.name: s for s in _SPECS}
 NAMES: tuple[str, ...] = tuple(CATALOG)
 

@@ -1,0 +1,154 @@
+"""The words of the law-stating sentences that were quoted literally (issue 12 item 1).
+
+Each entry gives a law slots read from its sentence: 能/不能, 保证/不保证, 消除/保留, 严格正/
+非负/为 0, 行/列, 最大/最小, 正比于/反比于, … (classes of ``vocabulary.yaml``). A slot's default
+is the word the true law is stated with; a word of another meaning *denies* the law (the
+sentence then says the law fails, so it verifies only if Hypothesis finds a counterexample),
+unless the slot lists that meaning as also true (a weaker statement of the same law).
+
+Light, like :mod:`.catalog`: the catalog applies :func:`with_words` to every spec, and the
+imports of catalog names happen inside the functions so that neither module needs the other
+first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verifiers.properties.catalog import Spec
+
+#: The vocabulary classes these slots read, with their meanings (the default first).
+CLASSES: dict[str, tuple[str, ...]] = {
+    "possible": ("can", "cannot"),
+    "guarantee": ("ensures", "not"),
+    "need": ("none", "needed"),
+    "removal": ("removes", "keeps"),
+    "presence": ("some", "none"),
+    "size": ("small", "large"),
+    "sign": ("positive", "nonneg", "zero", "negative"),
+    "inside": ("inside", "outside"),
+    "truth": ("is", "isnot"),
+    "correct": ("right", "wrong"),
+    "axis": ("row", "column"),
+    "linearity": ("linear", "nonlinear"),
+    "scope": ("same", "all"),
+    "dependence": ("only", "also"),
+    "combine": ("add", "subtract"),
+    "extreme": ("max", "min"),
+    "renormalise": ("again", "not"),
+    "orientation": ("same", "perpendicular", "opposite"),
+    "quantifier": ("every", "some"),
+    "proportion": ("proportional", "inverse", "independent"),
+    "bound": ("atmost", "atleast", "exactly"),
+    "cancel": ("cancel", "accumulate"),
+    "role": ("query", "key", "value"),
+    "position": ("relative", "absolute"),
+    "time": ("future", "past"),
+    "matrix": ("psd", "antisymmetric", "nsd"),
+}
+
+
+@dataclass(frozen=True)
+class Said:
+    """One slot a sentence states: its class, the law's word, meanings that are also true."""
+
+    name: str
+    vocab: str
+    default: str
+    also: tuple[str, ...] = ()
+
+
+def _w(name: str, vocab: str, default: str, *also: str) -> Said:
+    return Said(name, vocab, default, also)
+
+
+#: property -> the slots its sentences state in words (beside the catalog's own slots).
+SAID: Mapping[str, tuple[Said, ...]] = {
+    "softmax-positive": (_w("negatives", "removal", "removes"),
+                         _w("negative", "possible", "cannot"),
+                         _w("zero", "possible", "cannot")),
+    "softmax-stable-form": (_w("avoid", "removal", "removes"),
+                            _w("overflow", "possible", "cannot"),
+                            _w("ensure", "guarantee", "ensures")),
+    "softmax-jacobian-saturation": (_w("size", "size", "small"), _w("grad", "size", "small")),
+    "attention-convex-hull": (_w("weights", "sign", "nonneg", "positive"),
+                              _w("ensure", "guarantee", "ensures"),
+                              _w("where", "inside", "inside")),
+    "attention-rows-simplex": (_w("is", "truth", "is"),
+                               _w("sign", "sign", "positive", "nonneg"),
+                               _w("ensure", "guarantee", "ensures"),
+                               _w("axis", "axis", "row")),
+    "attention-scores-are-dot-products": (_w("first", "axis", "row"),
+                                          _w("second", "axis", "column"),
+                                          _w("q", "role", "query"), _w("k", "role", "key")),
+    "ffn-linear-collapses": (_w("can", "possible", "can"),),
+    "ffn-nonlinear-does-not-collapse": (_w("can", "possible", "cannot"),),
+    "block-output-outside-value-hull": (_w("where", "inside", "outside"),),
+    "permutation-breaks-with-order": (_w("transfer", "possible", "cannot"),
+                                      _w("intro", "presence", "some"),
+                                      _w("provide", "possible", "can")),
+    "rope-relative-position": (_w("kind", "position", "relative"),),
+    "attention-not-linear": (_w("linear", "linearity", "nonlinear"),),
+    "layernorm-per-position": (_w("scope", "scope", "same"),),
+    "causal-weights": (_w("masked", "time", "future"), _w("weight", "sign", "zero"),
+                       _w("others", "digit", "zero"), _w("first", "digit", "one")),
+    "causal-no-future-dependence": (_w("dep", "dependence", "only"),
+                                    _w("can", "possible", "cannot"),
+                                    _w("ensure", "guarantee", "ensures"),
+                                    _w("mix", "presence", "none")),
+    "attention-weights-underflow": (_w("can", "possible", "can"),),
+    "next-token-distribution": (_w("single", "truth", "isnot"),),
+    "train-inference-same-distribution": (_w("can", "possible", "can"),
+                                          _w("separate", "truth", "isnot")),
+    "tied-gradient-sum": (_w("combine", "combine", "add"),),
+    "large-step-can-raise-loss": (_w("auto", "guarantee", "not"),
+                                  _w("loss", "direction", "increases")),
+    "greedy-is-argmax": (_w("pick", "extreme", "max"),),
+    "greedy-not-sequence-optimal": (_w("ensure", "guarantee", "not"),),
+    "sampling-frequencies": (_w("can", "possible", "can"),),
+    "top-k-keeps-k": (_w("renorm", "renormalise", "again"), _w("rest", "digit", "zero"),
+                      _w("pick", "extreme", "max")),
+    "top-p-smallest-prefix": (_w("renorm", "renormalise", "again"), _w("set", "extreme", "min")),
+    "top-k-1-is-greedy": (_w("pick", "extreme", "max"),),
+    "kv-cache-equals-recompute": (_w("effect", "effect", "invariant"),
+                                  _w("need", "need", "none")),
+    "embedding-gradient-rows": (_w("combine", "combine", "add"),
+                                _w("combine2", "combine", "add"),
+                                _w("unused", "digit", "zero")),
+    "residual-jacobian": (_w("path", "presence", "some"),),
+    "onehot-lookup": (_w("axis", "axis", "row"),),
+    "cosine-in-range": (_w("same", "orientation", "same"),
+                        _w("perp", "orientation", "perpendicular"),
+                        _w("opposite", "orientation", "opposite"),
+                        _w("every", "quantifier", "every")),
+    "ce-onehot-equals-neg-log": (_w("effect", "effect", "invariant"),),
+    "ce-gradient-autograd": (_w("op", "combine", "subtract"),),
+    "ce-gradient-bounded": (_w("can", "possible", "cannot"),),
+    "bigram-gradients": (_w("unused", "digit", "zero"), _w("can", "possible", "cannot"),
+                         _w("combine", "combine", "add")),
+    "logit-matrix-rank": (_w("bound", "bound", "atmost"),),
+    "embedding-fancy-index-loses-repeats": (_w("result", "correct", "wrong"),
+                                            _w("times", "digit", "one")),
+    "chain-rule-scores-text": (_w("eq", "effect", "invariant"),),
+    "vocab-proportional-parameters": (_w("prop", "proportion", "proportional"),),
+    "dot-product-variance": (_w("cancel", "cancel", "cancel"),
+                             _w("normalised", "digit", "one")),
+    "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
+}
+
+
+def with_words(spec: Spec) -> Spec:
+    """``spec`` with the slots its sentences state (and the meanings that deny it) added."""
+    from verifiers.properties.catalog import VOCAB_CLASSES, slot
+
+    said = SAID.get(spec.name, ())
+    if not said:
+        return spec
+    params = tuple(slot(s.name, s.vocab, s.default, VOCAB_CLASSES[s.vocab]) for s in said)
+    denied = tuple((s.name, m) for s in said for m in VOCAB_CLASSES[s.vocab]
+                   if m != s.default and m not in s.also)
+    return replace(spec, params=(*spec.params, *params),
+                   denied_by=(*spec.denied_by, *denied))
