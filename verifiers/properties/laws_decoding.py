@@ -87,12 +87,15 @@ def check_top_set(head: str, probs: list[float], kept: list[int]) -> None:
 
 @law("greedy-is-argmax")
 def _greedy(p: Mapping[str, Any]) -> Law:
+    """Slot ``pick``: the end the sentence says greedy takes (最大 / 最小)."""
+    end, word = (max, "largest") if p.get("pick", "max") == "max" else (min, "smallest")
+
     def check(z: Any, f: Callable[[Vec], int]) -> None:
         g = int(f(tensor(z)))
-        if not (0 <= g < len(z)) or z[g] != max(z):
+        if not (0 <= g < len(z)) or z[g] != end(z):
             got = show(z[g]) if 0 <= g < len(z) else "no such token"
-            fail(f"logits {show(z)}: greedy picks token {g} ({got}), but the largest logit is "
-                 f"{show(max(z))} at token {list(z).index(max(z))}")
+            fail(f"logits {show(z)}: greedy picks token {g} ({got}), but the {word} logit is "
+                 f"{show(end(z))} at token {list(z).index(end(z))}")
     return Law(vectors(p["max_len"], p["bound"]), check, {"tinygpt.greedy": greedy})
 
 
@@ -141,15 +144,19 @@ def _top_p(p: Mapping[str, Any]) -> Law:
 
 @law("top-k-1-is-greedy")
 def _top_1(p: Mapping[str, Any]) -> Law:
+    """Slot ``pick``: the token the sentence says K = 1 keeps (最高 / 最低 probability)."""
+    lowest = p.get("pick", "max") == "min"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         z, probs = example
         out = filtered(f, probs, 1)
         q = probs.tolist()
-        g = greedy(probs)
+        g = min(range(len(q)), key=q.__getitem__) if lowest else greedy(probs)
         kept = [i for i, x in enumerate(out) if x != 0]
         if len(kept) != 1 or out[kept[0]] != 1.0 or q[kept[0]] != q[g]:
-            fail(f"p = {show(q)}: top-k with K = 1 gives {show(out)}, but greedy picks token "
-                 f"{g} (p = {show(q[g])}) with certainty")
+            said = "the sentence keeps the least probable" if lowest else "greedy picks"
+            fail(f"p = {show(q)}: top-k with K = 1 gives {show(out)}, but {said} token {g} "
+                 f"(p = {show(q[g])}) with certainty")
     return Law(probabilities(p["max_len"]), check, TOPK_IMPLS)
 
 
@@ -338,8 +345,14 @@ def tinygpt_logit_table(E: Vec, WU: Vec) -> Vec:
     return tg_bigram.bigram_logits(E, WU, range(E.shape[0]))
 
 
+_BOUND = {"atmost": "at most", "atleast": "at least", "exactly": "exactly"}
+
+
 @law("logit-matrix-rank")
 def _rank(p: Mapping[str, Any]) -> Law:
+    """Slot ``bound``: the side of d the sentence puts the rank on (最多 / 至少 / 恰好)."""
+    bound = p.get("bound", "atmost")
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
         V = d(st.integers(2, p["max_vocab"]))
@@ -349,8 +362,9 @@ def _rank(p: Mapping[str, Any]) -> Law:
     def check(example: Any, f: Callable[..., Vec]) -> None:
         E, WU = example
         M = torch.as_tensor(f(tensor(E), tensor(WU)), dtype=F64)
-        rank = int(torch.linalg.matrix_rank(M))
-        if rank > E.shape[1]:
-            fail(f"E ({E.shape[0]}×{E.shape[1]}) = {show(E, 3)}, W_U = {show(WU, 3)}: the "
-                 f"logit table E W_U has rank {rank} > d = {E.shape[1]}")
+        rank, d = int(torch.linalg.matrix_rank(M)), E.shape[1]
+        wrong = {"atmost": rank > d, "atleast": rank < d, "exactly": rank != d}[bound]
+        if wrong:
+            fail(f"E ({E.shape[0]}×{d}) = {show(E, 3)}, W_U = {show(WU, 3)}: the logit table "
+                 f"E W_U has rank {rank}, not {_BOUND[bound]} d = {d}")
     return Law(draw(), check, {"tinygpt.bigram.bigram_logits for every id": tinygpt_logit_table})

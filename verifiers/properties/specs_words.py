@@ -53,16 +53,27 @@ CLASSES: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Said:
-    """One slot a sentence states: its class, the law's word, meanings that are also true."""
+    """One slot a sentence states: its class, the law's word, meanings that are also true.
+
+    ``law_reads``: the law itself checks the relation the word states (正比于 / 反比于 / 无关
+    each a different check), so no meaning denies it: a false one fails with its own
+    counterexample.
+    """
 
     name: str
     vocab: str
     default: str
     also: tuple[str, ...] = ()
+    law_reads: bool = False
 
 
 def _w(name: str, vocab: str, default: str, *also: str) -> Said:
     return Said(name, vocab, default, also)
+
+
+def _r(name: str, vocab: str, default: str) -> Said:
+    """A slot the law reads itself (each meaning its own check)."""
+    return Said(name, vocab, default, law_reads=True)
 
 
 #: property -> the slots its sentences state in words (beside the catalog's own slots).
@@ -81,9 +92,9 @@ SAID: Mapping[str, tuple[Said, ...]] = {
                                _w("sign", "sign", "positive", "nonneg"),
                                _w("ensure", "guarantee", "ensures"),
                                _w("axis", "axis", "row")),
-    "attention-scores-are-dot-products": (_w("first", "axis", "row"),
-                                          _w("second", "axis", "column"),
-                                          _w("q", "role", "query"), _w("k", "role", "key")),
+    "attention-scores-are-dot-products": (_r("first", "axis", "row"),
+                                          _r("second", "axis", "column"),
+                                          _r("q", "role", "query"), _r("k", "role", "key")),
     "ffn-linear-collapses": (_w("can", "possible", "can"),),
     "ffn-nonlinear-does-not-collapse": (_w("can", "possible", "cannot"),),
     "block-output-outside-value-hull": (_w("where", "inside", "outside"),),
@@ -106,13 +117,13 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "tied-gradient-sum": (_w("combine", "combine", "add"),),
     "large-step-can-raise-loss": (_w("auto", "guarantee", "not"),
                                   _w("loss", "direction", "increases")),
-    "greedy-is-argmax": (_w("pick", "extreme", "max"),),
+    "greedy-is-argmax": (_r("pick", "extreme", "max"),),
     "greedy-not-sequence-optimal": (_w("ensure", "guarantee", "not"),),
     "sampling-frequencies": (_w("can", "possible", "can"),),
     "top-k-keeps-k": (_w("renorm", "renormalise", "again"), _w("rest", "digit", "zero"),
                       _w("pick", "extreme", "max")),
     "top-p-smallest-prefix": (_w("renorm", "renormalise", "again"), _w("set", "extreme", "min")),
-    "top-k-1-is-greedy": (_w("pick", "extreme", "max"),),
+    "top-k-1-is-greedy": (_r("pick", "extreme", "max"),),
     "kv-cache-equals-recompute": (_w("effect", "effect", "invariant"),
                                   _w("need", "need", "none")),
     "embedding-gradient-rows": (_w("combine", "combine", "add"),
@@ -125,15 +136,15 @@ SAID: Mapping[str, tuple[Said, ...]] = {
                         _w("opposite", "orientation", "opposite"),
                         _w("every", "quantifier", "every")),
     "ce-onehot-equals-neg-log": (_w("effect", "effect", "invariant"),),
-    "ce-gradient-autograd": (_w("op", "combine", "subtract"),),
+    "ce-gradient-autograd": (_r("op", "combine", "subtract"),),
     "ce-gradient-bounded": (_w("can", "possible", "cannot"),),
     "bigram-gradients": (_w("unused", "digit", "zero"), _w("can", "possible", "cannot"),
                          _w("combine", "combine", "add")),
-    "logit-matrix-rank": (_w("bound", "bound", "atmost"),),
+    "logit-matrix-rank": (_r("bound", "bound", "atmost"),),
     "embedding-fancy-index-loses-repeats": (_w("result", "correct", "wrong"),
                                             _w("times", "digit", "one")),
     "chain-rule-scores-text": (_w("eq", "effect", "invariant"),),
-    "vocab-proportional-parameters": (_w("prop", "proportion", "proportional"),),
+    "vocab-proportional-parameters": (_r("prop", "proportion", "proportional"),),
     "dot-product-variance": (_w("cancel", "cancel", "cancel"),
                              _w("normalised", "digit", "one")),
     "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
@@ -148,7 +159,7 @@ def with_words(spec: Spec) -> Spec:
     if not said:
         return spec
     params = tuple(slot(s.name, s.vocab, s.default, VOCAB_CLASSES[s.vocab]) for s in said)
-    denied = tuple((s.name, m) for s in said for m in VOCAB_CLASSES[s.vocab]
-                   if m != s.default and m not in s.also)
+    denied = tuple((s.name, m) for s in said if not s.law_reads
+                   for m in VOCAB_CLASSES[s.vocab] if m != s.default and m not in s.also)
     return replace(spec, params=(*spec.params, *params),
                    denied_by=(*spec.denied_by, *denied))
