@@ -247,7 +247,6 @@ PROPERTY_BASELINE = frozenset({
     "l1-p-2-onehot-orthogonal",
     "l1-p-5-jacobian-signs",
     "l1-p-5-naive-overflow",
-    "l1-p-5-positive",
     "l1-p-5-sum",
     "l1-p-5-t-zero",
 })

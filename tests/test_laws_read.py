@@ -34,6 +34,7 @@ READ_FLIPS = [
     ("softmax-positive", {"negatives": "keeps"}),
     ("softmax-positive", {"negative": "can"}),
     ("softmax-positive", {"zero": "can"}),
+    ("softmax-positive", {"sign": "zero"}),
     ("softmax-stable-form", {"avoid": "keeps"}),
     ("softmax-stable-form", {"overflow": "can"}),
     ("softmax-stable-form", {"ensure": "not"}),
@@ -109,15 +110,14 @@ READ_FLIPS = [
     ("vocab-proportional-parameters", {"prop": "independent"}),
     ("dot-product-variance", {"cancel": "accumulate"}),
     ("dot-product-variance", {"normalised": "zero"}),
+    ("dot-product-variance", {"indep": "correlated"}),
     ("qk-tied-symmetric-psd", {"matrix": "antisymmetric"}),
 ]
 
 LITERAL_BASELINE = frozenset({
     "aat-p-15-7-residual-jacobian",
-    "aat-p-4-2-variance-64",
     "l1-p-2-onehot-orthogonal",
     "l1-p-5-naive-overflow",
-    "l1-p-5-positive",
     "l1-p-5-ratio",
     "l1-p-5-sum",
     "l1-p-6-sum-zero",

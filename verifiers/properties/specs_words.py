@@ -47,6 +47,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "role": ("query", "key", "value"),
     "position": ("relative", "absolute"),
     "time": ("future", "past"),
+    "independence": ("independent", "correlated"),
     "matrix": ("psd", "antisymmetric", "nsd"),
 }
 
@@ -80,7 +81,8 @@ def _r(name: str, vocab: str, default: str) -> Said:
 SAID: Mapping[str, tuple[Said, ...]] = {
     "softmax-positive": (_w("negatives", "removal", "removes"),
                          _w("negative", "possible", "cannot"),
-                         _w("zero", "possible", "cannot")),
+                         _w("zero", "possible", "cannot"),
+                         _w("sign", "sign", "positive", "nonneg")),
     "softmax-stable-form": (_w("avoid", "removal", "removes"),
                             _w("overflow", "possible", "cannot"),
                             _w("ensure", "guarantee", "ensures")),
@@ -146,6 +148,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "chain-rule-scores-text": (_w("eq", "effect", "invariant"),),
     "vocab-proportional-parameters": (_r("prop", "proportion", "proportional"),),
     "dot-product-variance": (_w("cancel", "cancel", "cancel"),
+                             _w("indep", "independence", "independent"),
                              _w("normalised", "digit", "one")),
     "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
 }
