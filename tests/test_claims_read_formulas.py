@@ -242,9 +242,6 @@ BASELINE: frozenset[str] = frozenset({
 # like BASELINE, it can only shrink.
 PROPERTY_BASELINE = frozenset({
     "aat-p-12-5-tied",
-    "aat-p-15-6-relative",
-    "aat-p-3-5-shift",
-    "aat-p-4-6-scaling",
     "aat-p-6-2-qk-entry",
     "l1-p-2-onehot-orthogonal",
     "l1-p-5-jacobian-signs",
