@@ -151,6 +151,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
                              _w("indep", "independence", "independent"),
                              _w("normalised", "digit", "one")),
     "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
+    "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
 }
 
 
