@@ -205,6 +205,8 @@ ALLOWED: dict[str, tuple[str, Callable[[int, int], bool]]] = {
 def _causal(p: Mapping[str, Any]) -> Law:
     """a_ij = 0 exactly where the sentence's relation fails; row i is the softmax over the rest."""
     rules = [ALLOWED[p[s]] for s in ("allowed", "allowed2")]
+    if p.get("masked", "future") == "past":  # "过去位置的权重等于 0": row i reads j >= i only
+        rules.append(ALLOWED["ge"])
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
