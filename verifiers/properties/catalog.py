@@ -377,7 +377,7 @@ _SPECS = (
 )
 
 _SPECS = (*_SPECS, *statement_specs())  # laws of law-stating sentences (issue 12 item 4)
-_SPECS = tuple(with_words(s) for s in _SPECS)  # their words read (issue 12 item 1)
+_SPECS = tuple(with_words(s, slot, VOCAB_CLASSES) for s in _SPECS)  # words read (issue 12 item 1)
 CATALOG: dict[str, Spec] = {s.name: s for s in _SPECS}
 NAMES: tuple[str, ...] = tuple(CATALOG)
 
