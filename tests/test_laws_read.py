@@ -22,9 +22,10 @@ import pytest
 from verifiers import words
 from verifiers.cli import main
 from verifiers.properties.catalog import CATALOG
+from verifiers.properties.params import SENTENCE_CLASSES
 from verifiers.properties.reading import literal_ids, property_claims
 from verifiers.properties.runner import clear_cache, search
-from verifiers.properties.specs_words import CLASSES, SAID
+from verifiers.properties.specs_words import SAID
 from verifiers.verdicts import DISCREPANCY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +150,7 @@ def test_every_slot_of_a_sentence_has_a_flip() -> None:
 
 
 def test_every_meaning_has_chinese_and_english_words() -> None:
-    for cls, meanings in CLASSES.items():
+    for cls, meanings in SENTENCE_CLASSES.items():
         table = words.words_of(cls)
         assert tuple(table) == meanings, cls
         for meaning, ws in table.items():

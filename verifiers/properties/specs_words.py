@@ -6,49 +6,16 @@ is the word the true law is stated with; a word of another meaning *denies* the 
 sentence then says the law fails, so it verifies only if Hypothesis finds a counterexample),
 unless the slot lists that meaning as also true (a weaker statement of the same law).
 
-Light, like :mod:`.catalog`: the catalog applies :func:`with_words` to every spec, handing
-in its own ``slot`` factory and classes, so this module never imports the catalog.
+Light, like :mod:`.catalog`: built from :mod:`.params` (with the classes, in
+``SENTENCE_CLASSES``); the catalog applies :func:`with_words` to every spec.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from verifiers.properties.catalog import Param, Spec
-
-#: The vocabulary classes these slots read, with their meanings (the default first).
-CLASSES: dict[str, tuple[str, ...]] = {
-    "possible": ("can", "cannot"),
-    "guarantee": ("ensures", "not"),
-    "need": ("none", "needed"),
-    "removal": ("removes", "keeps"),
-    "presence": ("some", "none"),
-    "size": ("small", "large"),
-    "sign": ("positive", "nonneg", "zero", "negative"),
-    "inside": ("inside", "outside"),
-    "truth": ("is", "isnot"),
-    "correct": ("right", "wrong"),
-    "axis": ("row", "column"),
-    "linearity": ("linear", "nonlinear"),
-    "scope": ("same", "all"),
-    "dependence": ("only", "also"),
-    "combine": ("add", "subtract"),
-    "extreme": ("max", "min"),
-    "renormalise": ("again", "not"),
-    "orientation": ("same", "perpendicular", "opposite"),
-    "quantifier": ("every", "some"),
-    "proportion": ("proportional", "inverse", "independent"),
-    "bound": ("atmost", "atleast", "exactly"),
-    "cancel": ("cancel", "accumulate"),
-    "role": ("query", "key", "value"),
-    "position": ("relative", "absolute"),
-    "time": ("future", "past"),
-    "independence": ("independent", "correlated"),
-    "matrix": ("psd", "antisymmetric", "nsd"),
-}
+from verifiers.properties.params import VOCAB_CLASSES, Spec, slot
 
 
 @dataclass(frozen=True)
@@ -154,17 +121,13 @@ SAID: Mapping[str, tuple[Said, ...]] = {
 }
 
 
-def with_words(spec: Spec, slot: Callable[[str, str, str, tuple[str, ...]], Param],
-               classes: Mapping[str, tuple[str, ...]]) -> Spec:
-    """``spec`` with the slots its sentences state (and the meanings that deny it) added.
-
-    ``slot`` and ``classes`` are the catalog's (passed in, so this module imports nothing of
-    the catalog's and the catalog imports it one way)."""
+def with_words(spec: Spec) -> Spec:
+    """``spec`` with the slots its sentences state (and the meanings that deny it) added."""
     said = SAID.get(spec.name, ())
     if not said:
         return spec
-    params = tuple(slot(s.name, s.vocab, s.default, classes[s.vocab]) for s in said)
+    params = tuple(slot(s.name, s.vocab, s.default, VOCAB_CLASSES[s.vocab]) for s in said)
     denied = tuple((s.name, m) for s in said if not s.law_reads
-                   for m in classes[s.vocab] if m != s.default and m not in s.also)
+                   for m in VOCAB_CLASSES[s.vocab] if m != s.default and m not in s.also)
     return replace(spec, params=(*spec.params, *params),
                    denied_by=(*spec.denied_by, *denied))
