@@ -85,6 +85,16 @@ def check_top_set(head: str, probs: list[float], kept: list[int]) -> None:
              f"token {j} (p = {show(probs[j])})")
 
 
+def check_bottom_set(head: str, probs: list[float], kept: list[int]) -> None:
+    """The kept tokens are the least probable ones (what "概率最低的 K 个" states)."""
+    dropped = [i for i in range(len(probs)) if i not in kept]
+    if kept and dropped and max(probs[i] for i in kept) > min(probs[i] for i in dropped):
+        i = max(kept, key=probs.__getitem__)
+        j = min(dropped, key=probs.__getitem__)
+        fail(f"{head}: keeps token {i} (p = {show(probs[i])}) but drops the less probable "
+             f"token {j} (p = {show(probs[j])}), though the sentence keeps the least probable")
+
+
 @law("greedy-is-argmax")
 def _greedy(p: Mapping[str, Any]) -> Law:
     """Slot ``pick``: the end the sentence says greedy takes (最大 / 最小)."""
@@ -101,6 +111,9 @@ def _greedy(p: Mapping[str, Any]) -> Law:
 
 @law("top-k-keeps-k")
 def _top_k(p: Mapping[str, Any]) -> Law:
+    """Slot ``pick``: which end top-k keeps, as the sentence says (概率最高 / 最低的 K 个)."""
+    kept_set = check_bottom_set if p.get("pick", "max") == "min" else check_top_set
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
         z, probs = d(probabilities(p["max_len"]))
@@ -114,13 +127,17 @@ def _top_k(p: Mapping[str, Any]) -> Law:
         kept = [i for i, x in enumerate(out) if x != 0]
         if len(kept) != min(k, len(q)):
             fail(f"{head}, which keeps {len(kept)} tokens, not {min(k, len(q))}")
-        check_top_set(head, q, kept)
+        kept_set(head, q, kept)
         check_renormalised(head, q, out, kept)
     return Law(draw(), check, TOPK_IMPLS)
 
 
 @law("top-p-smallest-prefix")
 def _top_p(p: Mapping[str, Any]) -> Law:
+    """Slot ``set``: the smallest (最小) set reaching P, as the note says; 最大 states the
+    largest such set, every token, which top-p keeps only when it must."""
+    largest = p.get("set", "min") == "max"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         (z, probs), mass = example
         out = filtered(f, probs, mass)
@@ -129,6 +146,9 @@ def _top_p(p: Mapping[str, Any]) -> Law:
         kept = [i for i, x in enumerate(out) if x != 0]
         if not kept:
             fail(f"{head}, which keeps nothing")
+        if largest and len(kept) != len(q):
+            fail(f"{head}, which keeps {len(kept)} of {len(q)} tokens, not the largest set "
+                 "reaching P (all of them)")
         check_top_set(head, q, kept)
         reached = math.fsum(q[i] for i in kept)
         if not reached >= mass - 1e-12 - 1e-15:
