@@ -325,17 +325,40 @@ def _cosine(p: Mapping[str, Any]) -> Law:
             lambda v: v if float(np.linalg.norm(v)) > 1e-3 else v + 1.0)  # no zero vector
         return d(vec), d(vec)
 
+    # slots same / perp / opposite: the direction the sentence gives cos 1, 0 and -1 (方向相同为
+    # 1，垂直为 0，相反为 −1); a swapped word states another value, checked as stated
+    stated = ((p.get("same", "same"), 1.0), (p.get("perp", "perpendicular"), 0.0),
+              (p.get("opposite", "opposite"), -1.0))
+
     def check(example: Any, f: Callable[..., float]) -> None:
         a, b = example
         ta, tb = tensor(a), tensor(b)
-        for label, x, y, want in (("a, b", ta, tb, None), ("a, a", ta, ta, 1.0),
-                                  ("a, -a", ta, -ta, -1.0)):
-            c = float(f(x, y))
-            if want is None and not -1 - 1e-12 <= c <= 1 + 1e-12:
-                fail(f"a = {show(a)}, b = {show(b)}: cos θ = {show(c, 12)} is outside [-1, 1]")
-            if want is not None and not close(c, want, 0, 1e-12):
-                fail(f"a = {show(a)}: cos({label}) = {show(c, 12)}, not {show(want)}")
+        c = float(f(ta, tb))
+        if not -1 - 1e-12 <= c <= 1 + 1e-12:
+            fail(f"a = {show(a)}, b = {show(b)}: cos θ = {show(c, 12)} is outside [-1, 1]")
+        for direction, want in stated:
+            pair = _pair(direction, ta)
+            if pair is None:  # one dimension: no perpendicular direction
+                continue
+            label, y = pair
+            c = float(f(ta, y))
+            if not close(c, want, 0, 1e-12):
+                fail(f"a = {show(a)}: cos({label}) = {show(c, 12)}, not {show(want)} as the "
+                     f"sentence says for the {direction} direction")
     return Law(draw(), check, {"engine a·b / (|a| |b|)": engine_cosine})
+
+
+def _pair(direction: str, a: Vec) -> tuple[str, Vec] | None:
+    """A vector in ``direction`` from a: a itself, -a, or a perpendicular (-a_1, a_0, 0, …)."""
+    if direction == "same":
+        return "a, a", a
+    if direction == "opposite":
+        return "a, -a", -a
+    if a.shape[0] < 2:
+        return None
+    perp = torch.zeros_like(a)
+    perp[0], perp[1] = -a[1], a[0]
+    return "a, a⊥", perp
 
 
 def tinygpt_one_hot(i: int, V: int) -> Vec:
