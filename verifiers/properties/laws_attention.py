@@ -67,12 +67,13 @@ def head(q: Any, k: Any, v: Any) -> str:
 def _simplex(p: Mapping[str, Any]) -> Law:
     causal = p["mask"] == "causal"
     want = 1.0 if p["total"] == "one" else 0.0  # slot ``total``: the row sum stated
+    axis = p.get("axis", "row")  # slot ``axis``: softmax over each row (行) or column (列)
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
         _, A = run_attention(f, q, k, v)
-        for i, row in enumerate(A.tolist()):
-            where = f"{head(q, k, v)}: attention row {i} = {show(row)}"
+        for i, row in enumerate((A.T if axis == "column" else A).tolist()):
+            where = f"{head(q, k, v)}: attention {axis} {i} = {show(row)}"
             if any(not x >= 0 for x in row):
                 fail(f"{where} has a negative weight")
             if not close(math.fsum(row), want, 0, 1e-12):

@@ -59,7 +59,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "attention-rows-simplex": (_w("is", "truth", "is"),
                                _w("sign", "sign", "positive", "nonneg"),
                                _w("ensure", "guarantee", "ensures"),
-                               _w("axis", "axis", "row")),
+                               _r("axis", "axis", "row")),
     "attention-scores-are-dot-products": (_r("first", "axis", "row"),
                                           _r("second", "axis", "column"),
                                           _r("q", "role", "query"), _r("k", "role", "key")),
