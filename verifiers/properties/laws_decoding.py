@@ -349,15 +349,18 @@ def _cosine(p: Mapping[str, Any]) -> Law:
 
 
 def _pair(direction: str, a: Vec) -> tuple[str, Vec] | None:
-    """A vector in ``direction`` from a: a itself, -a, or a perpendicular (-a_1, a_0, 0, …)."""
+    """A vector in ``direction`` from a: a itself, -a, or a perpendicular one, nonzero: with
+    i the largest |a_i| and j another index, a⊥_i = -a_j, a⊥_j = a_i (a · a⊥ = 0 exactly)."""
     if direction == "same":
         return "a, a", a
     if direction == "opposite":
         return "a, -a", -a
     if a.shape[0] < 2:
         return None
+    i = int(a.abs().argmax())
+    j = 1 if i == 0 else 0
     perp = torch.zeros_like(a)
-    perp[0], perp[1] = -a[1], a[0]
+    perp[i], perp[j] = -a[j], a[i]
     return "a, a⊥", perp
 
 
