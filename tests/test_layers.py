@@ -34,7 +34,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.pins", "verifiers.keywords", "verifiers.profiles",
         # the kinds' own claim rules, which the loader calls
         "verifiers.properties.params", "verifiers.properties.catalog",
-        "verifiers.properties.specs_statements", "verifiers.properties.slots",
+        "verifiers.properties.specs_statements", "verifiers.properties.specs_words",
+        "verifiers.properties.slots",
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
         "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field

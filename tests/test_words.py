@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_laws_read import READ_FLIPS
 from tests.test_laws_statements import STATEMENT_FLIPS
 from verifiers import words
 from verifiers.cli import main
@@ -116,6 +117,7 @@ FLIPS = [
     ("next-token-distribution", {"total": "zero"}),
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
+FLIPS += READ_FLIPS  # the words of the sentences once quoted literally (issue 12 item 1)
 
 
 def test_every_slot_has_a_flip_that_fails() -> None:

@@ -6,9 +6,11 @@ with it torch and Hypothesis, only when a property claim is evaluated):
 - :mod:`.catalog`     names, parameters, expectations (light: the schema validates with it);
 - :mod:`.strategies`  Hypothesis strategies: score vectors, probabilities, tiny tinygpt models;
 - :mod:`.laws`        one check per property, each with an injectable implementation;
-- :mod:`.runner`      runs a property under a settings profile and words the verdict.
+- :mod:`.runner`      runs a property under a settings profile and words the verdict;
 - :mod:`.counts`      laws searched and sentences stating them, for the reports (light);
-- :mod:`.stated`      the laws the claims state, words read (the tests' mutant grid).
+- :mod:`.stated`      the laws the claims state, words read (the tests' mutant grid);
+- :mod:`.specs_words` the slots each law's sentences state in words (能/不能, 正比于, …) (light);
+- :mod:`.reading`     how many property claims read their law word (a measure, light).
 """
 
 from __future__ import annotations

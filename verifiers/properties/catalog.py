@@ -35,6 +35,7 @@ from verifiers.properties.params import (
     slot,
 )
 from verifiers.properties.specs_statements import specs as statement_specs
+from verifiers.properties.specs_words import with_words
 
 # -- parameter families ------------------------------------------------------------------
 
@@ -267,6 +268,7 @@ _SPECS = (
 )
 
 _SPECS = (*_SPECS, *statement_specs())  # laws of law-stating sentences (issue 12 item 4)
+_SPECS = tuple(with_words(s) for s in _SPECS)  # their words read (issue 12 item 1)
 CATALOG: dict[str, Spec] = {s.name: s for s in _SPECS}
 NAMES: tuple[str, ...] = tuple(CATALOG)
 

@@ -67,12 +67,13 @@ def head(q: Any, k: Any, v: Any) -> str:
 def _simplex(p: Mapping[str, Any]) -> Law:
     causal = p["mask"] == "causal"
     want = 1.0 if p["total"] == "one" else 0.0  # slot ``total``: the row sum stated
+    axis = p.get("axis", "row")  # slot ``axis``: softmax over each row (行) or column (列)
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
         _, A = run_attention(f, q, k, v)
-        for i, row in enumerate(A.tolist()):
-            where = f"{head(q, k, v)}: attention row {i} = {show(row)}"
+        for i, row in enumerate((A.T if axis == "column" else A).tolist()):
+            where = f"{head(q, k, v)}: attention {axis} {i} = {show(row)}"
             if any(not x >= 0 for x in row):
                 fail(f"{where} has a negative weight")
             if not close(math.fsum(row), want, 0, 1e-12):
@@ -205,6 +206,8 @@ ALLOWED: dict[str, tuple[str, Callable[[int, int], bool]]] = {
 def _causal(p: Mapping[str, Any]) -> Law:
     """a_ij = 0 exactly where the sentence's relation fails; row i is the softmax over the rest."""
     rules = [ALLOWED[p[s]] for s in ("allowed", "allowed2")]
+    if p.get("masked", "future") == "past":  # "过去位置的权重等于 0": row i reads j >= i only
+        rules.append(ALLOWED["ge"])
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         q, k, v = example
@@ -301,22 +304,34 @@ def tinygpt_attend(block: Block, x: Vec) -> dict[str, Any]:
     return block.attend(block._ln(x, 1), torch.arange(x.shape[0]))
 
 
+_ROLE = {"query": "q", "key": "k", "value": "v"}
+
+
 @law("attention-scores-are-dot-products")
 def _scores(p: Mapping[str, Any]) -> Law:
+    """Slots ``first``/``second`` (第 i 行、第 j 列) name the entry, ``q``/``k`` (查询 / 键) the
+    vectors whose dot product the sentence says it is: the law checks what the words state."""
+    first, second = p.get("first", "row"), p.get("second", "column")
+    a, b = _ROLE[p.get("q", "query")], _ROLE[p.get("k", "key")]
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         config, seed, x = example
         block = make_block(config, seed)
+        if first == second:
+            fail(f"the sentence puts i and j both in a {first}: that names no entry of Q K^T")
         with torch.no_grad():
             t = f(block, tensor(x))
         for h in range(config.n_heads):
-            q, k, S = t["q"][h].tolist(), t["k"][h].tolist(), t["scores"][h]
-            for i in range(len(q)):
-                for j in range(len(k)):
-                    want = dot(q[i], k[j])
-                    got = float(S[i, j]) * math.sqrt(config.d_k)
+            u, w, S = t[a][h].tolist(), t[b][h].tolist(), t["scores"][h]
+            for i in range(len(u)):
+                for j in range(len(w)):
+                    want = dot(u[i], w[j])
+                    r, c = (i, j) if first == "row" else (j, i)
+                    got = float(S[r, c]) * math.sqrt(config.d_k)
                     if not close(got, want, 1e-12, 1e-12):
                         fail(f"{block_name(config, seed)}, x = {show(x, 3)}: head {h} has "
-                             f"(Q K^T)_{i}{j} = {show(got)} but q_{i}·k_{j} = {show(want)}")
+                             f"(Q K^T)_{r}{c} = {show(got)} but {a}_{i}·{b}_{j} = "
+                             f"{show(want)}")
     return Law(block_and_input(p["max_len"]), check, {"tinygpt.Block.attend": tinygpt_attend})
 
 

@@ -85,19 +85,35 @@ def check_top_set(head: str, probs: list[float], kept: list[int]) -> None:
              f"token {j} (p = {show(probs[j])})")
 
 
+def check_bottom_set(head: str, probs: list[float], kept: list[int]) -> None:
+    """The kept tokens are the least probable ones (what "概率最低的 K 个" states)."""
+    dropped = [i for i in range(len(probs)) if i not in kept]
+    if kept and dropped and max(probs[i] for i in kept) > min(probs[i] for i in dropped):
+        i = max(kept, key=probs.__getitem__)
+        j = min(dropped, key=probs.__getitem__)
+        fail(f"{head}: keeps token {i} (p = {show(probs[i])}) but drops the less probable "
+             f"token {j} (p = {show(probs[j])}), though the sentence keeps the least probable")
+
+
 @law("greedy-is-argmax")
 def _greedy(p: Mapping[str, Any]) -> Law:
+    """Slot ``pick``: the end the sentence says greedy takes (最大 / 最小)."""
+    end, word = (max, "largest") if p.get("pick", "max") == "max" else (min, "smallest")
+
     def check(z: Any, f: Callable[[Vec], int]) -> None:
         g = int(f(tensor(z)))
-        if not (0 <= g < len(z)) or z[g] != max(z):
+        if not (0 <= g < len(z)) or z[g] != end(z):
             got = show(z[g]) if 0 <= g < len(z) else "no such token"
-            fail(f"logits {show(z)}: greedy picks token {g} ({got}), but the largest logit is "
-                 f"{show(max(z))} at token {list(z).index(max(z))}")
+            fail(f"logits {show(z)}: greedy picks token {g} ({got}), but the {word} logit is "
+                 f"{show(end(z))} at token {list(z).index(end(z))}")
     return Law(vectors(p["max_len"], p["bound"]), check, {"tinygpt.greedy": greedy})
 
 
 @law("top-k-keeps-k")
 def _top_k(p: Mapping[str, Any]) -> Law:
+    """Slot ``pick``: which end top-k keeps, as the sentence says (概率最高 / 最低的 K 个)."""
+    kept_set = check_bottom_set if p.get("pick", "max") == "min" else check_top_set
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
         z, probs = d(probabilities(p["max_len"]))
@@ -111,13 +127,17 @@ def _top_k(p: Mapping[str, Any]) -> Law:
         kept = [i for i, x in enumerate(out) if x != 0]
         if len(kept) != min(k, len(q)):
             fail(f"{head}, which keeps {len(kept)} tokens, not {min(k, len(q))}")
-        check_top_set(head, q, kept)
+        kept_set(head, q, kept)
         check_renormalised(head, q, out, kept)
     return Law(draw(), check, TOPK_IMPLS)
 
 
 @law("top-p-smallest-prefix")
 def _top_p(p: Mapping[str, Any]) -> Law:
+    """Slot ``set``: the smallest (最小) set reaching P, as the note says; 最大 states the
+    largest such set, every token, which top-p keeps only when it must."""
+    largest = p.get("set", "min") == "max"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         (z, probs), mass = example
         out = filtered(f, probs, mass)
@@ -126,6 +146,9 @@ def _top_p(p: Mapping[str, Any]) -> Law:
         kept = [i for i, x in enumerate(out) if x != 0]
         if not kept:
             fail(f"{head}, which keeps nothing")
+        if largest and len(kept) != len(q):
+            fail(f"{head}, which keeps {len(kept)} of {len(q)} tokens, not the largest set "
+                 "reaching P (all of them)")
         check_top_set(head, q, kept)
         reached = math.fsum(q[i] for i in kept)
         if not reached >= mass - 1e-12 - 1e-15:
@@ -141,15 +164,19 @@ def _top_p(p: Mapping[str, Any]) -> Law:
 
 @law("top-k-1-is-greedy")
 def _top_1(p: Mapping[str, Any]) -> Law:
+    """Slot ``pick``: the token the sentence says K = 1 keeps (最高 / 最低 probability)."""
+    lowest = p.get("pick", "max") == "min"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         z, probs = example
         out = filtered(f, probs, 1)
         q = probs.tolist()
-        g = greedy(probs)
+        g = min(range(len(q)), key=q.__getitem__) if lowest else greedy(probs)
         kept = [i for i, x in enumerate(out) if x != 0]
         if len(kept) != 1 or out[kept[0]] != 1.0 or q[kept[0]] != q[g]:
-            fail(f"p = {show(q)}: top-k with K = 1 gives {show(out)}, but greedy picks token "
-                 f"{g} (p = {show(q[g])}) with certainty")
+            said = "the sentence keeps the least probable" if lowest else "greedy picks"
+            fail(f"p = {show(q)}: top-k with K = 1 gives {show(out)}, but {said} token {g} "
+                 f"(p = {show(q[g])}) with certainty")
     return Law(probabilities(p["max_len"]), check, TOPK_IMPLS)
 
 
@@ -298,17 +325,43 @@ def _cosine(p: Mapping[str, Any]) -> Law:
             lambda v: v if float(np.linalg.norm(v)) > 1e-3 else v + 1.0)  # no zero vector
         return d(vec), d(vec)
 
+    # slots same / perp / opposite: the direction the sentence gives cos 1, 0 and -1 (方向相同为
+    # 1，垂直为 0，相反为 −1); a swapped word states another value, checked as stated
+    stated = ((p.get("same", "same"), 1.0), (p.get("perp", "perpendicular"), 0.0),
+              (p.get("opposite", "opposite"), -1.0))
+
     def check(example: Any, f: Callable[..., float]) -> None:
         a, b = example
         ta, tb = tensor(a), tensor(b)
-        for label, x, y, want in (("a, b", ta, tb, None), ("a, a", ta, ta, 1.0),
-                                  ("a, -a", ta, -ta, -1.0)):
-            c = float(f(x, y))
-            if want is None and not -1 - 1e-12 <= c <= 1 + 1e-12:
-                fail(f"a = {show(a)}, b = {show(b)}: cos θ = {show(c, 12)} is outside [-1, 1]")
-            if want is not None and not close(c, want, 0, 1e-12):
-                fail(f"a = {show(a)}: cos({label}) = {show(c, 12)}, not {show(want)}")
+        c = float(f(ta, tb))
+        if not -1 - 1e-12 <= c <= 1 + 1e-12:
+            fail(f"a = {show(a)}, b = {show(b)}: cos θ = {show(c, 12)} is outside [-1, 1]")
+        for direction, want in stated:
+            pair = _pair(direction, ta)
+            if pair is None:  # one dimension: no perpendicular direction
+                continue
+            label, y = pair
+            c = float(f(ta, y))
+            if not close(c, want, 0, 1e-12):
+                fail(f"a = {show(a)}: cos({label}) = {show(c, 12)}, not {show(want)} as the "
+                     f"sentence says for the {direction} direction")
     return Law(draw(), check, {"engine a·b / (|a| |b|)": engine_cosine})
+
+
+def _pair(direction: str, a: Vec) -> tuple[str, Vec] | None:
+    """A vector in ``direction`` from a: a itself, -a, or a perpendicular one, nonzero: with
+    i the largest |a_i| and j another index, a⊥_i = -a_j, a⊥_j = a_i (a · a⊥ = 0 exactly)."""
+    if direction == "same":
+        return "a, a", a
+    if direction == "opposite":
+        return "a, -a", -a
+    if a.shape[0] < 2:
+        return None
+    i = int(a.abs().argmax())
+    j = 1 if i == 0 else 0
+    perp = torch.zeros_like(a)
+    perp[i], perp[j] = -a[j], a[i]
+    return "a, a⊥", perp
 
 
 def tinygpt_one_hot(i: int, V: int) -> Vec:
@@ -338,8 +391,14 @@ def tinygpt_logit_table(E: Vec, WU: Vec) -> Vec:
     return tg_bigram.bigram_logits(E, WU, range(E.shape[0]))
 
 
+_BOUND = {"atmost": "at most", "atleast": "at least", "exactly": "exactly"}
+
+
 @law("logit-matrix-rank")
 def _rank(p: Mapping[str, Any]) -> Law:
+    """Slot ``bound``: the side of d the sentence puts the rank on (最多 / 至少 / 恰好)."""
+    bound = p.get("bound", "atmost")
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
         V = d(st.integers(2, p["max_vocab"]))
@@ -349,8 +408,9 @@ def _rank(p: Mapping[str, Any]) -> Law:
     def check(example: Any, f: Callable[..., Vec]) -> None:
         E, WU = example
         M = torch.as_tensor(f(tensor(E), tensor(WU)), dtype=F64)
-        rank = int(torch.linalg.matrix_rank(M))
-        if rank > E.shape[1]:
-            fail(f"E ({E.shape[0]}×{E.shape[1]}) = {show(E, 3)}, W_U = {show(WU, 3)}: the "
-                 f"logit table E W_U has rank {rank} > d = {E.shape[1]}")
+        rank, d = int(torch.linalg.matrix_rank(M)), E.shape[1]
+        wrong = {"atmost": rank > d, "atleast": rank < d, "exactly": rank != d}[bound]
+        if wrong:
+            fail(f"E ({E.shape[0]}×{d}) = {show(E, 3)}, W_U = {show(WU, 3)}: the logit table "
+                 f"E W_U has rank {rank}, not {_BOUND[bound]} d = {d}")
     return Law(draw(), check, {"tinygpt.bigram.bigram_logits for every id": tinygpt_logit_table})

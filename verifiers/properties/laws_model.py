@@ -219,6 +219,10 @@ def tinygpt_tied_grad(model: TinyGPT, tokens: list[int], targets: list[int]) -> 
 
 @law("tied-gradient-sum")
 def _tied(p: Mapping[str, Any]) -> Law:
+    """Slot ``combine``: the two paths' gradients added (之和, 加) or, as a sentence may misstate
+    it, subtracted (之差, 减去): the law checks the combination the words state."""
+    sign, op = (-1.0, "-") if p.get("combine", "add") == "subtract" else (1.0, "+")
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         spec, toks, targets = example
         model = spec.build()
@@ -227,11 +231,11 @@ def _tied(p: Mapping[str, Any]) -> Law:
         untied = TinyGPT.from_params(spec.config(tie=False), **params,
                                      U=model.E.detach().T.clone())
         _, grads = untied.loss_and_grads(toks, targets)
-        want = grads["E"] + grads["U"].T
+        want = grads["E"] + sign * grads["U"].T
         gap = float((got - want).abs().max())
         if not gap <= 1e-12 * (1 + float(want.abs().max())):
             fail(f"{spec}, tokens {toks} -> targets {targets}: the shared E gets gradient "
-                 f"{show(got, 4)}, but input path {show(grads['E'], 4)} + output path "
+                 f"{show(got, 4)}, but input path {show(grads['E'], 4)} {op} output path "
                  f"{show(grads['U'].T, 4)} = {show(want, 4)}")
     return Law(with_targets(p, tie=True), check, {"tinygpt autograd (U = E^T)": tinygpt_tied_grad})
 

@@ -457,15 +457,20 @@ def grad_of(f: Callable[..., Any], z: Any, y: int) -> list[float]:
 
 @law("ce-gradient-autograd")
 def _ce_autograd(p: Mapping[str, Any]) -> Law:
+    """Slot ``op``: the sentence's gradient is p - y (减去); 加上 states p + y, held to autograd."""
+    plus = p.get("op", "subtract") == "add"
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         z, y = example
         g = grad_of(f, z, y)
+        if plus:  # the implementation is p - y; the sentence's p + y is 2 y away from it
+            g = [x + 2.0 * (i == y) for i, x in enumerate(g)]
         zt = tensor(z).requires_grad_(True)
         (auto,) = torch.autograd.grad(cross_entropy(zt[None, :], [y]), [zt])
         i, gap = worst_gap(g, auto.tolist())
         if not gap <= 1e-12:
-            fail(f"logits {show(z)}, target {y}: dL/dz = {show(g)} but autograd gives "
-                 f"{show(auto)} (component {i} off by {show(gap, 3)})")
+            fail(f"logits {show(z)}, target {y}: dL/dz = {'p + y = ' * plus}{show(g)} but "
+                 f"autograd gives {show(auto)} (component {i} off by {show(gap, 3)})")
     return Law(logits_and_target(p), check, GRAD_IMPLS)
 
 

@@ -112,13 +112,22 @@ def _proportional(p: Mapping[str, Any]) -> Law:
     draw = st.tuples(st.integers(2, p["max_vocab"]), st.sampled_from([2, 4, 8]),
                      st.integers(2, 4))
 
+    # the relation the sentence states (slot ``prop``: 正比于 / 反比于 / 与之无关)
+    stated = p.get("prop", "proportional")
+
     def check(example: Any, f: Callable[..., Any]) -> None:
         V, d, k = example
         small, large = f(V, d), f(k * V, d)
         for what, a, b in zip(("E", "the output matrix U"), small, large, strict=True):
-            if a != d * V or b != k * a:
+            if stated == "proportional" and (a != d * V or b != k * a):
                 fail(f"d = {d}: {what} has {a} entries at V = {V} and {b} at V = {k * V}: "
                      f"not d V = {d * V} and {k} times as many")
+            if stated == "inverse" and b * k != a:
+                fail(f"d = {d}: {what} has {a} entries at V = {V} and {b} at V = {k * V}: "
+                     f"not 1/{k} as many (inversely proportional to V)")
+            if stated == "independent" and b != a:
+                fail(f"d = {d}: {what} has {a} entries at V = {V} and {b} at V = {k * V}: "
+                     "not the same (independent of V)")
     return Law(draw, check, {"tinygpt.TinyGPT E, U": tinygpt_vocab_sizes})
 
 

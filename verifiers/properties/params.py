@@ -85,6 +85,7 @@ class Spec:
     check_params: Callable[[Mapping[str, Any]], str | None] | None = field(
         default=None, compare=False)
     negated_by: tuple[tuple[str, str], ...] = ()  # (slot, meaning) that states the opposite
+    denied_by: tuple[tuple[str, str], ...] = ()  # (slot, meaning) that denies the law outright
 
     def param(self, key: str) -> Param | None:
         return next((p for p in self.params if p.name == key), None)
@@ -95,8 +96,11 @@ class Spec:
         return tuple(p for p in self.params if p.vocab)
 
     def expectation(self, params: Mapping[str, Any]) -> str:
-        """HOLDS or FAILS: each slot word that states the opposite ("变化" for "不变") flips it."""
+        """HOLDS or FAILS: each slot word that states the opposite ("变化" for "不变") flips it;
+        a word that denies the law ("能" for "不能", "反比于" for "正比于") flips it once, however
+        many of the sentence's words deny it (they are a conjunction, not a double negation)."""
         flips = sum(params.get(slot) == value for slot, value in self.negated_by)
+        flips += any(params.get(slot) == value for slot, value in self.denied_by)
         if flips % 2 == 0:
             return self.expect
         return FAILS if self.expect == HOLDS else HOLDS
@@ -122,10 +126,42 @@ DIGIT = ("zero", "one")
 PERPLEXITY = ("v", "ln_v", "inv_v", "one")
 SYMMETRY = ("equivariant", "invariant", "aware")
 MAGNITUDE = ("strong", "weak")
+#: The classes of the words of every other law-stating sentence (issue 12 item 1; the slots
+#: that read them: :mod:`.specs_words`), the default meaning first.
+SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
+    "possible": ("can", "cannot"),
+    "guarantee": ("ensures", "not"),
+    "need": ("none", "needed"),
+    "removal": ("removes", "keeps"),
+    "presence": ("some", "none"),
+    "size": ("small", "large"),
+    "sign": ("positive", "nonneg", "zero", "negative"),
+    "inside": ("inside", "outside"),
+    "truth": ("is", "isnot"),
+    "correct": ("right", "wrong"),
+    "axis": ("row", "column"),
+    "linearity": ("linear", "nonlinear"),
+    "scope": ("same", "all"),
+    "dependence": ("only", "also"),
+    "combine": ("add", "subtract"),
+    "extreme": ("max", "min"),
+    "renormalise": ("again", "not"),
+    "orientation": ("same", "perpendicular", "opposite"),
+    "quantifier": ("every", "some"),
+    "proportion": ("proportional", "inverse", "independent"),
+    "bound": ("atmost", "atleast", "exactly"),
+    "cancel": ("cancel", "accumulate"),
+    "role": ("query", "key", "value"),
+    "position": ("relative", "absolute"),
+    "time": ("future", "past"),
+    "independence": ("independent", "correlated"),
+    "matrix": ("psd", "antisymmetric", "nsd"),
+}
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
                  "symmetry": SYMMETRY, "magnitude": MAGNITUDE,
                  # read by statements about printed data (verifiers/printed_data.py), no law
-                 "order": ("descending", "ascending"), "share": ("most", "some", "little")}
+                 "order": ("descending", "ascending"), "share": ("most", "some", "little"),
+                 **SENTENCE_CLASSES}
