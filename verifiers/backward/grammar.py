@@ -224,9 +224,9 @@ class Parser:
     def _number(self, tok: Tok) -> Any:
         if tok.sub is None:
             return float(tok.text)
-        if tok.text == "1" and "=" in tok.sub:  # 1_{j = y}: an indicator
+        if "=" in tok.sub:  # 1_{j = y}: an indicator (times the number printed)
             a, _, b = tok.sub.partition("=")
-            return 1.0 if self._index_value(a) == self._index_value(b) else 0.0
+            return float(tok.text) * (self._index_value(a) == self._index_value(b))
         raise RuleError(f"cannot read {tok.text}_{{{tok.sub}}}")
 
     def _index_value(self, text: str) -> int:
@@ -241,7 +241,8 @@ class Parser:
     def _indices(self, sub: str) -> list[str] | None:
         """The index names of a subscript when every one is bound (``i j``, ``kl``)."""
         parts = sub.split() if " " in sub.strip() else list(sub.strip())
-        return parts if parts and all(p in self.index for p in parts) else None
+        bound = all(p in self.index or isinstance(self.env.get(p), int) for p in parts)
+        return parts if parts and bound else None
 
     def _name(self, tok: Tok) -> Any:
         if tok.text == "d" and tok.sub is None and not tok.bar:  # a differential: d x
@@ -290,7 +291,7 @@ class Parser:
             size = int(value.shape[k])
             if self.extent.setdefault(name, size) != size:
                 raise RuleError(f"the index {name} runs over {self.extent[name]} and {size}")
-        return value[tuple(self.index[n] for n in idx)]
+        return value[tuple(self._index_value(n) for n in idx)]
 
     def _gradient(self, close: str | None) -> Any:
         r"""``\partial L / \partial X`` or ``\frac{\partial L}{\partial X}``: the value of X̄."""

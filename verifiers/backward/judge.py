@@ -92,6 +92,9 @@ def _judge(rule: Rule, env: Mapping[str, Any], truth: Mapping[str, Tensor],
         except (RuleError, IndexError) as err:
             return at("unparsed", "", f"the rule as printed cannot be evaluated ({side}): {err}")
         right, diff = close(value, want)
+        if value.numel() not in (1, want.numel()):
+            return at("discrepancy", "autograd", f"{side} as printed has shape "
+                      f"{tuple(value.shape)}, autograd's {rule.key} {tuple(want.shape)}")
         if not right:
             return at("discrepancy", "autograd", f"{side} as printed gives another value than "
                       f"autograd (max |difference| {diff:.3g}) on the fixed instance (seed {seed})")

@@ -65,9 +65,11 @@ def lhs_key(side: str, known: Collection[str], aliases: Mapping[str, str]
     grad = _gradient_name(toks)
     if grad is not None:
         key = name_key(grad)
-        if key in known or grad.sub is None:
+        if key in known:
             return key, ()
         base = name_key(grad, with_sub=False)
+        if grad.sub is None or base not in known:
+            return None  # the gradient of something this block's instance does not have
         idx = grad.sub.split() if " " in grad.sub else list(grad.sub)
         return base, tuple(idx)
     if len(toks) == 1 and toks[0].kind == "name":
