@@ -10,7 +10,8 @@ instance, upstream gradients from torch autograd, against autograd and
 * ``aat_15_5_layer_norm_rules_read``: the definitions of s, x̂, u, the rule for x̄, the
   differentials dμ, dv, ds (along a random direction dx) and γ̄/β̄ (named in words).
 * ``l1_7_rules_read``: g = ∂L/∂z = p − y, the row of Ē ("它等于 $gW_U^\top$"), the other rows'
-  0, xᵀg, and the batch's XᵀG and GW_Uᵀ (the display equations of §7 are lost in the note).
+  0, xᵀg, the mean loss (1/B) Σ_b L_b and the batch's XᵀG and GW_Uᵀ (the display equations
+  of §7 are lost in the note).
 
 Quantities the note names only in words are located by an anchor (the words around the
 formula); the formula itself is always read.
@@ -199,14 +200,15 @@ def _bigram() -> Instance:
     X = E[cur].clone().requires_grad_(True)
     Ub = W_U.clone().requires_grad_(True)
     Z = X @ Ub
-    gZ, gX, gUb = torch.autograd.grad(F.cross_entropy(Z, nxt), [Z, X, Ub])
+    losses = F.cross_entropy(Z, nxt, reduction="none")
+    gZ, gX, gUb = torch.autograd.grad(losses.mean(), [Z, X, Ub])
     env: dict[str, object] = {
         "E": E, "W_U": W_U, "x": E[i].unsqueeze(0), "z": z.detach(), "g": gz,
         "p": torch.softmax(z.detach(), -1), "y": F.one_hot(torch.tensor([y]), V).to(DTYPE),
-        "X": E[cur], "G": gZ, "zbar": gz}
+        "X": E[cur], "G": gZ, "zbar": gz, "L": losses.detach(), "B": float(len(cur))}
     others = torch.arange(V) != i
     truth = {"zbar": gz, "Ebar_i": gE[i], "Ebar_other": gE[others], "W_Ubar": gU,
-             "W_Ubar_batch": gUb, "Xbar_batch": gX}
+             "W_Ubar_batch": gUb, "Xbar_batch": gX, "Lbar": losses.detach().mean()}
     one = bw.bigram_grads(E, W_U, None, i, y)
     batch = bw.bigram_grads_batch(E, W_U, None, cur, nxt)
     code = {"zbar": one["z"], "Ebar_i": one["E"][i], "Ebar_other": one["E"][others],
@@ -216,8 +218,11 @@ def _bigram() -> Instance:
 
 @example("l1_7_rules_read")
 def bigram_rules_read(text: str, rules: str) -> dict[str, Tensor]:
-    """The number of rules read from §7's block (the locator judges each)."""
-    return _count(rules, _bigram()[1], aliases={"g": "zbar"}, anchors=L1_ANCHORS)
+    """The number of rules read from §7's block (the locator judges each) and ``g_rows``, the
+    rows of autograd's ∂L/∂z for a 1×V row z."""
+    _, truth, _ = _bigram()
+    return {**_count(rules, truth, aliases={"g": "zbar"}, anchors=L1_ANCHORS),
+            "g_rows": torch.tensor(float(truth["zbar"].shape[0]), dtype=DTYPE)}
 
 
 @locator("l1_7_rules_read")
@@ -225,4 +230,4 @@ def bigram_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     """g, the rows of Ē, xᵀg, XᵀG and GW_Uᵀ as printed, against autograd and bigram_grads."""
     env, truth, code = _bigram()
     return judge_block(block, env, truth, code, seed=SEED_L1, aliases={"g": "zbar"},
-                       anchors=L1_ANCHORS, required=set(code))
+                       anchors=L1_ANCHORS, required=set(truth), autograd_only={"Lbar"})

@@ -60,12 +60,13 @@ _TOKEN = re.compile(
     rf"|(?P<name>\\delta(?![A-Za-z])|[A-Za-z{_GREEK}])"
     r"|(?P<op>[-−+/()\[\]{}=,.]))")
 _GREEK_CMD = {r"\delta": "δ"}
+_FRAC_SHORT = re.compile(r"\\[dt]?frac\s*([A-Za-z0-9])([A-Za-z0-9])")  # \frac1B
 
 
 def tokens(latex: str) -> list[Tok]:
     """The tokens of ``latex``; a name's subscript is attached to it (``W_{O}``)."""
     out: list[Tok] = []
-    pos, text = 0, latex.strip()
+    pos, text = 0, _FRAC_SHORT.sub(r"\\frac{\1}{\2}", latex.strip())
     while pos < len(text) and text[pos:].strip():
         m = _TOKEN.match(text, pos)
         if m is None or m.end() == pos:
