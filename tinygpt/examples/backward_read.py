@@ -10,8 +10,8 @@ instance, upstream gradients from torch autograd, against autograd and
 * ``aat_15_5_layer_norm_rules_read``: the definitions of s, x̂, u, the rule for x̄, the
   differentials dμ, dv, ds (along a random direction dx) and γ̄/β̄ (named in words).
 * ``l1_7_rules_read``: g = ∂L/∂z = p − y, the row of Ē ("它等于 $gW_U^\top$"), the other rows'
-  0, xᵀg, the mean loss (1/B) Σ_b L_b and the batch's XᵀG and GW_Uᵀ (the display equations
-  of §7 are lost in the note).
+  0, xᵀg, the mean loss (1/B) Σ_b L_b, the batch's XᵀG, and its Ē: row b of GW_Uᵀ added to
+  row i_b (the display equations of §7 are lost in the note).
 
 Quantities the note names only in words are located by an anchor (the words around the
 formula); the formula itself is always read.
@@ -181,7 +181,8 @@ L1_ANCHORS = ((r"它等于 \$(?P<f>[^$]+)\$", "Ebar_i"),
               (r"其余各行梯度为 ?(?P<f>[-\d.]+)", "Ebar_other"),
               (r"各样本 \$(?P<f>[^$]+)\$ 之和", "W_Ubar"),
               (r"\$(?P<f>[^$]+)\$ 确实是各样本", "W_Ubar_batch"),
-              (r"把 \$(?P<f>[^$]+)\$ 的第 \$b\$ 行", "Xbar_batch"))
+              (r"把 \$(?P<f>[^$]+)\$ 的第 \$b\$ 行加到第 \$i_b\$ 行上", "Ebar_batch",
+               "add_rows"))
 
 
 def _bigram() -> Instance:
@@ -197,22 +198,22 @@ def _bigram() -> Instance:
     z = x @ Ug
     loss = F.cross_entropy(z, torch.tensor([y]))
     gz, gE, gU = torch.autograd.grad(loss, [z, Eg, Ug])
-    X = E[cur].clone().requires_grad_(True)
-    Ub = W_U.clone().requires_grad_(True)
-    Z = X @ Ub
+    Eb, Ub = E.clone().requires_grad_(True), W_U.clone().requires_grad_(True)
+    Z = Eb[cur] @ Ub
     losses = F.cross_entropy(Z, nxt, reduction="none")
-    gZ, gX, gUb = torch.autograd.grad(losses.mean(), [Z, X, Ub])
+    gZ, gUb, gEb = torch.autograd.grad(losses.mean(), [Z, Ub, Eb])
     env: dict[str, object] = {
         "E": E, "W_U": W_U, "x": E[i].unsqueeze(0), "z": z.detach(), "g": gz,
         "p": torch.softmax(z.detach(), -1), "y": F.one_hot(torch.tensor([y]), V).to(DTYPE),
-        "X": E[cur], "G": gZ, "zbar": gz, "L": losses.detach(), "B": float(len(cur))}
+        "X": E[cur], "G": gZ, "zbar": gz, "L": losses.detach(), "B": float(len(cur)),
+        "add_rows": lambda rows: torch.zeros_like(E).index_add_(0, cur, rows)}
     others = torch.arange(V) != i
     truth = {"zbar": gz, "Ebar_i": gE[i], "Ebar_other": gE[others], "W_Ubar": gU,
-             "W_Ubar_batch": gUb, "Xbar_batch": gX, "Lbar": losses.detach().mean()}
+             "W_Ubar_batch": gUb, "Ebar_batch": gEb, "Lbar": losses.detach().mean()}
     one = bw.bigram_grads(E, W_U, None, i, y)
     batch = bw.bigram_grads_batch(E, W_U, None, cur, nxt)
     code = {"zbar": one["z"], "Ebar_i": one["E"][i], "Ebar_other": one["E"][others],
-            "W_Ubar": one["U"], "W_Ubar_batch": batch["U"], "Xbar_batch": batch["X"]}
+            "W_Ubar": one["U"], "W_Ubar_batch": batch["U"], "Ebar_batch": batch["E"]}
     return env, truth, code
 
 
@@ -227,7 +228,8 @@ def bigram_rules_read(text: str, rules: str) -> dict[str, Tensor]:
 
 @locator("l1_7_rules_read")
 def bigram_findings(block: str, quote: str, first_line: int) -> list[Finding]:
-    """g, the rows of Ē, xᵀg, XᵀG and GW_Uᵀ as printed, against autograd and bigram_grads."""
+    """g, the rows of Ē, xᵀg, L̄, XᵀG and the batch's Ē as printed, against autograd and
+    bigram_grads / bigram_grads_batch."""
     env, truth, code = _bigram()
     return judge_block(block, env, truth, code, seed=SEED_L1, aliases={"g": "zbar"},
                        anchors=L1_ANCHORS, required=set(truth), autograd_only={"Lbar"})

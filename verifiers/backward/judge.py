@@ -42,7 +42,8 @@ def close(read: Any, truth: Tensor) -> tuple[bool, float]:
 def _value(rule: Rule, side: str, env: Mapping[str, Any], truth: Tensor) -> Tensor:
     """A side's value: the whole formula, or, for an entry-wise rule, every entry."""
     if not rule.indices:
-        return torch.as_tensor(evaluate(side, env), dtype=truth.dtype)
+        value = evaluate(side, env)
+        return torch.as_tensor(env[rule.then](value) if rule.then else value, dtype=truth.dtype)
     shape = tuple(truth.shape)
     row = len(shape) == 2 and shape[0] == 1 and len(rule.indices) == 1
     sizes = shape[1:] if row else shape
@@ -56,7 +57,7 @@ def _value(rule: Rule, side: str, env: Mapping[str, Any], truth: Tensor) -> Tens
 
 def judge_block(block: str, env: Mapping[str, Any], truth: Mapping[str, Tensor],
                 code: Mapping[str, Tensor], *, seed: int, aliases: Mapping[str, str] | None = None,
-                anchors: Sequence[tuple[str, str]] = (), autograd_only: Collection[str] = (),
+                anchors: Sequence[tuple[str, ...]] = (), autograd_only: Collection[str] = (),
                 required: Collection[str] = ()) -> list[Finding]:
     """Findings for every rule of ``block`` and for every required rule it does not print."""
     out: list[Finding] = []

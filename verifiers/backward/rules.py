@@ -5,7 +5,9 @@ A rule is an equation whose first side names a gradient (``\bar{V}``, ``{\bar{S}
 stands for one (``g`` for ∂L/∂z), or a quantity the locator checks (a definition ``s = …``, a
 differential ``d v = …``). The other sides are the formulas to evaluate. Where the note names
 the quantity in words ("它等于 $gW_U^\top$"), the locator gives an anchor: a pattern whose
-group ``f`` is the formula, and the key it is compared with. Equations with any other first
+group ``f`` is the formula, the key it is compared with, and optionally the name of a function
+of the environment that does what the words say with it ("把 $GW_U^\top$ 的第 $b$ 行加到第
+$i_b$ 行上": add row b to row i_b). Equations with any other first
 side (forward definitions, Jacobians) are not rules here.
 """
 
@@ -34,6 +36,7 @@ class Rule:
     key: str  # the quantity it gives (``Vbar``, ``Sbar``, ``dv``)
     indices: tuple[str, ...]  # free indices of an entry-wise rule (``i``, ``j``)
     sides: tuple[str, ...]  # the LaTeX of each side to evaluate
+    then: str | None = None  # what the words around it do with it (a function of the env)
 
 
 def _pieces(line: str) -> list[tuple[int, str]]:
@@ -103,7 +106,7 @@ def _gradient_name(toks: Sequence[Tok]) -> Tok | None:
 
 
 def read_rules(block: str, known: Collection[str], *, aliases: Mapping[str, str] | None = None,
-               anchors: Sequence[tuple[str, str]] = ()) -> list[Rule]:
+               anchors: Sequence[tuple[str, ...]] = ()) -> list[Rule]:
     """Every rule of ``block`` (see the module docstring), in reading order."""
     aliases = aliases or {}
     out: list[Rule] = []
@@ -122,11 +125,12 @@ def read_rules(block: str, known: Collection[str], *, aliases: Mapping[str, str]
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    for pattern, key in anchors:
+    for pattern, key, *then in anchors:
         for m in re.finditer(pattern, block):
             n = max(k for k, s in enumerate(starts) if s <= m.start("f")) + 1
             col = m.start("f") - starts[n - 1]
             text = m.group("f").strip()
-            out.append(Rule(n, col, col + len(m.group("f")), text, key, (), (text,)))
+            out.append(Rule(n, col, col + len(m.group("f")), text, key, (), (text,),
+                            then[0] if then else None))
     out.sort(key=lambda r: (r.line, r.col))
     return out
