@@ -134,7 +134,8 @@ def test_dE_without_accumulation_fails_at_the_batch_sentence(monkeypatch):
     monkeypatch.setattr(bw, "bigram_grads_batch", planted)
     text, got = findings("l1")
     (bad,) = [f for f in got if f.status != "verified"]
-    assert bad.name == r"rule Ebar_batch = GW_U^\top" and "加到第" in text.splitlines()[bad.line - 1]
+    assert bad.name == r"rule Ebar_batch = GW_U^\top"
+    assert "加到第" in text.splitlines()[bad.line - 1]
 
 
 def test_the_quantities_are_compared_with_independent_autograd():

@@ -233,3 +233,16 @@ def bigram_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     env, truth, code = _bigram()
     return judge_block(block, env, truth, code, seed=SEED_L1, aliases={"g": "zbar"},
                        anchors=L1_ANCHORS, required=set(truth), autograd_only={"Lbar"})
+
+
+@example("l1_7_program_minus_one")
+def program_minus_one(text: str) -> dict[str, Tensor]:
+    """The 1 the program's ``G[np.arange(B), nxt] -= 1`` subtracts: p_{b,y_b} − B ∂L̄/∂Z_{b,y_b}
+    by autograd on the batch of ``l1_7_rules_read`` (worst over b, so one bad row shows)."""
+    env, _, _ = _bigram()
+    G, X, W_U = env["G"], env["X"], env["W_U"]
+    P = torch.softmax(X @ W_U, dim=-1)
+    nxt = G.argmin(dim=-1)  # the target is the one entry where G = (p − 1)/B is negative
+    rows = torch.arange(G.shape[0])
+    sub = P[rows, nxt] - env["B"] * G[rows, nxt]
+    return {"minus_one": sub[(sub - 1).abs().argmax()]}
