@@ -13,6 +13,9 @@ instance, upstream gradients from torch autograd, against autograd and
   0, xᵀg, the mean loss (1/B) Σ_b L_b, the batch's XᵀG, and its Ē: row b of GW_Uᵀ added to
   row i_b (the display equations of §7 are lost in the note).
 
+* ``l1_0_chain_rule_read``: §0's chain rule ∂L/∂x_j = Σ_i ∂L/∂z_i ∂z_i/∂x_j, on a random smooth
+  composite (numeric evidence on one generic instance, not a proof).
+
 Quantities the note names only in words are located by an anchor (the words around the
 formula); the formula itself is always read.
 """
@@ -246,3 +249,43 @@ def program_minus_one(text: str) -> dict[str, Tensor]:
     rows = torch.arange(G.shape[0])
     sub = P[rows, nxt] - env["B"] * G[rows, nxt]
     return {"minus_one": sub[(sub - 1).abs().argmax()]}
+
+
+# ------------------------------------------------------------------------------ lesson1 §0
+
+SEED_CHAIN = 1000
+
+
+def _chain() -> Instance:
+    """「若 L 依赖 z_1..z_m，而每个 z_i 又依赖 x_j」 as a generic smooth instance: x ∈ R³,
+    z = tanh(x W + c) ∈ R⁴, L = Σ sin(a ⊙ z) + (z · b)², all coefficients random."""
+    gen = torch.Generator().manual_seed(SEED_CHAIN)
+    n, m = 3, 4
+    x, W, c, a, b = _rand(gen, n), _rand(gen, n, m), _rand(gen, m), _rand(gen, m), _rand(gen, m)
+
+    def z_of(t: Tensor) -> Tensor:
+        return torch.tanh(t @ W + c)
+
+    def loss(z: Tensor) -> Tensor:
+        return torch.sin(a * z).sum() + (z @ b) ** 2
+
+    xg = x.clone().requires_grad_(True)
+    z = z_of(xg)
+    gx, gz = torch.autograd.grad(loss(z), [xg, z])
+    env: dict[str, object] = {"x": x, "z": z.detach(), "zbar": gz,
+                              "∂z/∂x": torch.autograd.functional.jacobian(z_of, x)}
+    return env, {"xbar": gx}, {}
+
+
+@example("l1_0_chain_rule_read")
+def chain_rule_read(text: str, rules: str) -> dict[str, Tensor]:
+    """The number of rules read from §0's chain-rule block (the locator judges each)."""
+    return _count(rules, _chain()[1])
+
+
+@locator("l1_0_chain_rule_read")
+def chain_rule_findings(block: str, quote: str, first_line: int) -> list[Finding]:
+    """∂L/∂x_j as printed, for every j, against autograd on the generic instance."""
+    env, truth, code = _chain()
+    return judge_block(block, env, truth, code, seed=SEED_CHAIN, required={"xbar"},
+                       autograd_only={"xbar"})

@@ -9,10 +9,11 @@ computes its value from an environment of tensors, so a rule is compared as prin
 
 What it reads: names of one letter with a subscript (``W_{O}``, ``d_{k}``, ``W_U``), bars
 (``\bar{X}``, ``{\bar{W}}_{O}``), hats, ``\partial L/\partial z`` and
-``\frac{\partial L}{\partial X}`` (both mean X̄), ``^{T}``/``^\top``, ``^{2}``, ``^{'}`` (a
-function's derivative), juxtaposition (matrix product; a scalar scales), ``⊙``, ``+ -``,
-``/``, ``\frac``, ``\sqrt``, ``( )``, ``[ ]``, ``mean (…)``, functions of the environment
-(``σ (B)``), ``\sum`` over an index, entries (``a_{i j}``: entry i, j of A when ``i, j`` are
+``\frac{\partial L}{\partial X}`` (both mean X̄), Jacobian entries
+``\frac{\partial z_i}{\partial x_j}`` (an environment's ``∂z/∂x``), ``^{T}``/``^\top``,
+``^{2}``, ``^{'}`` (a function's derivative), juxtaposition (matrix product; a scalar
+scales), ``⊙``, ``+ -``, ``/``, ``\frac``, ``\sqrt``, ``( )``, ``[ ]``, ``mean (…)``,
+functions of the environment (``σ (B)``), ``\sum`` over an index, entries (``a_{i j}``: entry i, j of A when ``i, j`` are
 bound indices; ``(W_U)_{kl}``), ``1_{j = y}`` and ``δ_{j l}``, and differentials ``d x``.
 Anything else raises :class:`RuleError`; a rule is never guessed.
 """
@@ -298,8 +299,8 @@ class Parser:
         r"""``\partial L / \partial X`` or ``\frac{\partial L}{\partial X}``: the value of X̄."""
         self.expect_kind("partial")
         num = self.take()
-        if num.kind != "name" or num.text != "L" or num.sub:
-            raise RuleError("only gradients of the loss L are read")
+        if num.kind != "name" or (num.text == "L" and num.sub):
+            raise RuleError("expected the function of a derivative")
         if close:
             self.expect("}")
             self.expect("{")
@@ -311,7 +312,17 @@ class Parser:
             raise RuleError("expected the variable of a gradient")
         if close:
             self.expect("}")
+        if num.text != "L":
+            return self._jacobian(num, var)
         return self._name(Tok("name", var.text, var.sub, True, var.hat))
+
+    def _jacobian(self, num: Tok, var: Tok) -> Any:
+        r"""``\frac{\partial z_i}{\partial x_j}``: entry (i, j) of the Jacobian ``∂z/∂x`` of
+        the environment."""
+        key = f"∂{name_key(num, with_sub=False)}/∂{name_key(var, with_sub=False)}"
+        if key not in self.env or not num.sub or not var.sub:
+            raise RuleError(f"no derivative {key} with entries in this instance")
+        return self._entry(self.env[key], f"{num.sub} {var.sub}")
 
     def expect_kind(self, kind: str) -> None:
         if self.take().kind != kind:
@@ -411,7 +422,7 @@ def split_top(text: str, mark: str) -> list[tuple[int, int]]:
             depth += 1
         elif ch in ")}]":
             depth -= 1
-        elif ch == mark and depth == 0:
+        elif ch == mark and depth == 0 and not text[max(0, k - 1):k] == "\\":  # not \,
             spans.append((start, k))
             start = k + 1
     spans.append((start, len(text)))
