@@ -29,8 +29,9 @@ BLOCKS = {
     "ffn": (br.ffn_findings, _block(AAT, "FFN可设", "符号")),
     "ln": (br.layer_norm_findings, _block(AAT, "LayerNorm也可逐步求导", "mean沿这一个位置")),
     "l1": (br.bigram_findings, _block(L1, "反向：三个梯度", "就累加几次")),
+    "chain": (br.chain_rule_findings, _block(L1, "若 $L$ 依赖", "$$")),
 }
-RULES = {"15.2": 1, "ffn": 8, "ln": 9, "l1": 7}
+RULES = {"15.2": 1, "ffn": 8, "ln": 9, "l1": 7, "chain": 1}
 
 
 def findings(which: str, find: str = "", replace: str = ""):
@@ -72,6 +73,12 @@ EDITS = [
     ("l1", r"把 $GW_U^\top$", r"把 $GW_U^\top / 2$"),  # a stray factor
     ("l1", "其余各行梯度为 0", "其余各行梯度为 1"),
     ("l1", r"\frac1B\sum_bL_b", r"\sum_bL_b"),  # the mean's 1/B dropped
+    # §0's chain rule: broken copies (swapped Jacobian, dropped sum, dropped factor, sign)
+    ("chain", r"\frac{\partial z_i}{\partial x_j}.", r"\frac{\partial x_j}{\partial z_i}."),
+    ("chain", r"=\sum_{i}", "="),
+    ("chain", r"\,\frac{\partial z_i}{\partial x_j}", ""),
+    ("chain", r"=\sum_{i}", r"=-\sum_{i}"),
+    ("chain", r"\frac{\partial z_i}{\partial x_j}.", r"\frac{\partial z_j}{\partial x_i}."),
 ]
 
 

@@ -13,8 +13,9 @@ What it reads: names of one letter with a subscript (``W_{O}``, ``d_{k}``, ``W_U
 ``\frac{\partial z_i}{\partial x_j}`` (an environment's ``∂z/∂x``), ``^{T}``/``^\top``,
 ``^{2}``, ``^{'}`` (a function's derivative), juxtaposition (matrix product; a scalar
 scales), ``⊙``, ``+ -``, ``/``, ``\frac``, ``\sqrt``, ``( )``, ``[ ]``, ``mean (…)``,
-functions of the environment (``σ (B)``), ``\sum`` over an index, entries (``a_{i j}``: entry i, j of A when ``i, j`` are
-bound indices; ``(W_U)_{kl}``), ``1_{j = y}`` and ``δ_{j l}``, and differentials ``d x``.
+functions of the environment (``σ (B)``), ``\sum`` over an index, entries (``a_{i j}``:
+entry i, j of A when ``i, j`` are bound indices; ``(W_U)_{kl}``), ``1_{j = y}`` and
+``δ_{j l}``, and differentials ``d x``.
 Anything else raises :class:`RuleError`; a rule is never guessed.
 """
 
