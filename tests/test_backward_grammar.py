@@ -40,7 +40,8 @@ def test_what_is_not_in_the_subset_is_refused_never_guessed():
     for latex, why in [(r"\int A", "cannot read"), ("A A", "do not multiply"),
                        (r"\sum_{r} A", "indexes nothing"), ("a_{i j}", "unknown name"),
                        (r"\frac{\partial z_i}{\partial x_j}", "no derivative"),
-                       ("A ⊙ A^{T}", "⊙ of shapes"), ("(A", "ends too early"), ("A)", "unexpected")]:
+                       ("A ⊙ A^{T}", "⊙ of shapes"), ("(A", "ends too early"),
+                       ("A)", "unexpected")]:
         with pytest.raises(RuleError, match=why):
             evaluate(latex, env)
 
