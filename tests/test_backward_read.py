@@ -31,7 +31,7 @@ BLOCKS = {
     "l1": (br.bigram_findings, _block(L1, "反向：三个梯度", "就累加几次")),
     "chain": (br.chain_rule_findings, _block(L1, "若 $L$ 依赖", "$$")),
 }
-RULES = {"15.2": 1, "ffn": 8, "ln": 9, "l1": 7, "chain": 1}
+RULES = {"15.2": 1, "ffn": 8, "ln": 9, "l1": 8, "chain": 1}
 
 
 def findings(which: str, find: str = "", replace: str = ""):
@@ -67,6 +67,7 @@ EDITS = [
     ("ln", r"\sqrt{v + ε}", r"\sqrt{v}"),  # a dropped term
     ("ln", r"分别为 $g ⊙ \hat{x}$", "分别为 $g ⊙ x$"),  # γ̄ in words
     ("l1", r"p-\mathbf y", r"\mathbf y-p"),  # sign
+    ("l1", r"x=e_i^\top E", r"x=e_i E"),  # the lookup's transpose dropped
     ("l1", r"它等于 $gW_U^\top$", "它等于 $gW_U$"),  # transpose
     ("l1", r"各样本 $x^\top g$", r"各样本 $g^\top x$"),  # swapped factors
     ("l1", r"把 $GW_U^\top$", r"把 $G^\top W_U$"),  # transpose moved

@@ -9,9 +9,10 @@ instance, upstream gradients from torch autograd, against autograd and
 * ``aat_15_5_ffn_rules_read``: the FFN's forward definitions and W̄₂, C̄, B̄, W̄₁, X̄.
 * ``aat_15_5_layer_norm_rules_read``: the definitions of s, x̂, u, the rule for x̄, the
   differentials dμ, dv, ds (along a random direction dx) and γ̄/β̄ (named in words).
-* ``l1_7_rules_read``: g = ∂L/∂z = p − y, the row of Ē ("它等于 $gW_U^\top$"), the other rows'
-  0, xᵀg, the mean loss (1/B) Σ_b L_b, the batch's XᵀG, and its Ē: row b of GW_Uᵀ added to
-  row i_b (the display equations of §7 are lost in the note).
+* ``l1_7_rules_read``: the lookup x = e_iᵀE (§2's, restated in (c)), g = ∂L/∂z = p − y,
+  the row of Ē ("它等于 $gW_U^\top$"), the other rows' 0, xᵀg, the mean loss (1/B) Σ_b L_b,
+  the batch's XᵀG, and its Ē: row b of GW_Uᵀ added to row i_b (the display equations of §7
+  are lost in the note).
 
 * ``l1_0_chain_rule_read``: §0's chain rule ∂L/∂x_j = Σ_i ∂L/∂z_i ∂z_i/∂x_j, on a random smooth
   composite (numeric evidence on one generic instance, not a proof).
@@ -209,10 +210,12 @@ def _bigram() -> Instance:
         "E": E, "W_U": W_U, "x": E[i].unsqueeze(0), "z": z.detach(), "g": gz,
         "p": torch.softmax(z.detach(), -1), "y": F.one_hot(torch.tensor([y]), V).to(DTYPE),
         "X": E[cur], "G": gZ, "zbar": gz, "L": losses.detach(), "B": float(len(cur)),
-        "add_rows": lambda rows: torch.zeros_like(E).index_add_(0, cur, rows)}
+        "add_rows": lambda rows: torch.zeros_like(E).index_add_(0, cur, rows),
+        "e_i": F.one_hot(torch.tensor(i), V).to(DTYPE).reshape(V, 1)}
     others = torch.arange(V) != i
     truth = {"zbar": gz, "Ebar_i": gE[i], "Ebar_other": gE[others], "W_Ubar": gU,
-             "W_Ubar_batch": gUb, "Ebar_batch": gEb, "Lbar": losses.detach().mean()}
+             "W_Ubar_batch": gUb, "Ebar_batch": gEb, "Lbar": losses.detach().mean(),
+             "x": E[i].unsqueeze(0)}
     one = bw.bigram_grads(E, W_U, None, i, y)
     batch = bw.bigram_grads_batch(E, W_U, None, cur, nxt)
     code = {"zbar": one["z"], "Ebar_i": one["E"][i], "Ebar_other": one["E"][others],
@@ -235,7 +238,7 @@ def bigram_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     bigram_grads / bigram_grads_batch."""
     env, truth, code = _bigram()
     return judge_block(block, env, truth, code, seed=SEED_L1, aliases={"g": "zbar"},
-                       anchors=L1_ANCHORS, required=set(truth), autograd_only={"Lbar"})
+                       anchors=L1_ANCHORS, required=set(truth), autograd_only={"Lbar", "x"})
 
 
 @example("l1_7_program_minus_one")

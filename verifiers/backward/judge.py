@@ -98,11 +98,13 @@ def _judge(rule: Rule, env: Mapping[str, Any], truth: Mapping[str, Tensor],
                       f"{tuple(value.shape)}, autograd's {rule.key} {tuple(want.shape)}")
         if not right:
             return at("discrepancy", "autograd", f"{side} as printed gives another value than "
-                      f"autograd (max |difference| {diff:.3g}) on the fixed instance (seed {seed})")
+                      f"the reference (autograd; max |difference| {diff:.3g}) on the fixed "
+                      f"instance (seed {seed})")
         read = value if read is None else read
     if autograd_only:
-        return at("verified", rule.text, f"as printed = autograd (seed {seed}); "
-                  "tinygpt/backward.py has no separate value for it")
+        return at("verified", rule.text, f"as printed = the reference (seed {seed}: autograd, or "
+                  "the instance's forward for a definition); tinygpt/backward.py has no "
+                  "separate value for it")
     same, diff = close(read, code[rule.key])
     if not same:
         return at("discrepancy", "the rule as printed", "tinygpt/backward.py computes another "
