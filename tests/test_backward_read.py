@@ -154,3 +154,38 @@ def test_the_quantities_are_compared_with_independent_autograd():
     B = env_f["B"]
     _, hand = bw.activation_and_derivative("gelu", B)
     assert torch.allclose(env_f["σ'"](B), hand) and env_f["σ'"] is not hand
+
+
+# ---------------------------------------------------------------- end to end, through notecheck
+
+E2E = [  # (note, printed, edited, claim that must fail at the edited line)
+    ("architecture-and-training.txt", r"- \sum_{r \in J_{i}} a_{i r}",
+     r"+ \sum_{r \in J_{i}} a_{i r}", "aat-15-3-rules-read"),
+    ("architecture-and-training.txt", "d v = 2 mean", "d v = mean",
+     "aat-15-5-layer-norm-rules-read"),
+    ("lesson1-text-to-distribution.txt", r"它等于 $gW_U^\top$", r"它等于 $gW_U^\top / 2$",
+     "l1-7-rules-read"),
+    ("lesson1-text-to-distribution.txt", r"=\sum_{i}\frac{\partial L}{\partial z_i}",
+     r"=\frac{\partial L}{\partial z_i}", "l1-0-chain-rule-read"),
+]
+
+
+@pytest.mark.parametrize("note, printed, edited, cid", E2E, ids=[e[3] for e in E2E])
+def test_an_edit_of_the_note_file_is_a_verdict_at_its_line(tmp_path, note, printed, edited, cid):
+    """The claim reads the edited note file (no quote goes stale) and fails at the edited
+    line; every other rule of its block stays verified."""
+    import shutil
+
+    from verifiers.run import run
+
+    shutil.copytree(NOTES, tmp_path / "notes")
+    path = tmp_path / "notes" / note
+    text = path.read_text(encoding="utf-8")
+    assert text.count(printed) == 1
+    path.write_text(text.replace(printed, edited), encoding="utf-8")
+    line = text[:text.index(printed)].count("\n") + 1
+    result = run(tmp_path / "notes", NOTES.parent / "claims", lambda c: c.id == cid)
+    (verdict,) = result.verdicts
+    assert verdict.status in ("discrepancy", "unparsed"), (verdict.status, verdict.message)
+    bad = [v for v in verdict.values if v.status != "verified"]
+    assert [v.start[0] for v in bad] == [line], [(v.name, v.status, v.start) for v in bad]
