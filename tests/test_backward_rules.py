@@ -16,7 +16,7 @@ NOTE = Path(__file__).resolve().parent.parent / "notes" / "architecture-and-trai
 
 def block() -> str:
     text = NOTE.read_text(encoding="utf-8")
-    start = text.index("对输出 $ℓ = h U + b$")
+    start = text.index("用上横线表示")
     end = text.index("\n", text.index(r"\bar{X} = \bar{R} +"))
     return text[start:end]
 
@@ -27,8 +27,8 @@ def statuses(text: str) -> dict[str, str]:
 
 def test_every_printed_rule_is_read_and_agrees_with_autograd_and_the_code():
     got = statuses(block())
-    # 13 matrix rules, the inline ∂L/∂U_rj, the entry-wise S̄ rule and the forbidden 0
-    assert len(got) == 16 and set(got.values()) == {"verified"}, got
+    # dL = Σ X̄ dX, 13 matrix rules, the inline ∂L/∂U_rj, the entry-wise S̄ rule, the forbidden 0
+    assert len(got) == 17 and set(got.values()) == {"verified"}, got
     assert any(name.startswith(r"rule {\bar{S}}_{i j} = a_{i j}") for name in got)
 
 
@@ -44,6 +44,8 @@ def test_every_printed_rule_is_read_and_agrees_with_autograd_and_the_code():
      r"{\bar{S}}_{i j}"),
     (r"= a_{i j} ({\bar{A}}", r"= ({\bar{A}}", r"{\bar{S}}_{i j}"),
     (r"J_{i}}", r"J_{j}}", r"{\bar{S}}_{i j}"),
+    (r"d X_{i r}", r"d X_{r i}", "d L"),  # the bar's definition: an index swapped
+    (r"{\bar{X}}_{i r} d X", r"- {\bar{X}}_{i r} d X", "d L"),  # a sign
 ])
 def test_an_edited_rule_fails_at_that_rule(printed, edited, lhs):
     text = block()

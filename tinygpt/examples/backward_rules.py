@@ -1,7 +1,9 @@
 r"""architecture-and-training 15.3: the printed backward rules, read from the note, vs the code.
 
-A code hole (``code: {from: "对输出", to: "\bar{X} = \bar{R}", as: rules}``) hands this locator
-the block of 15.3 as the note prints it now. Every rule in it (``\bar{U} = h^{T} \bar{ℓ}``,
+A code hole (``code: {from: "用上横线表示", to: "这些式子针对本节", as: rules}``) hands this
+locator the block of 15.3 as the note prints it now. The bar's definition
+``d L = \sum_{i r} {\bar{X}}_{i r} d X_{i r}`` (along a random dX, by forward-mode autograd)
+and every rule in it (``\bar{U} = h^{T} \bar{ℓ}``,
 ``{\bar{W}}_{O} = Z^{T} \bar{R}``, …, the entry-wise softmax rule ``{\bar{S}}_{i j} = a_{i j}
 (… - \sum_{r \in J_{i}} …)``, ``\bar{X} = \bar{R} + …``) and the printed gradient at forbidden
 scores ("被禁止位置梯度为0") is read by :mod:`verifiers.backward` and evaluated on a fixed
@@ -57,6 +59,13 @@ def _instance() -> tuple[dict[str, object], dict[str, Tensor], dict[str, Tensor]
     for k, g in zip([*inner, *grad], grads, strict=True):
         env[k + "bar"] = truth[k + "bar"] = g
     truth["Sbar_forbidden"] = truth["Sbar"][~allowed]
+    # "d L = Σ X̄_ir dX_ir" (the definition of the bar): L's change along a random dX, by
+    # forward-mode autograd, with everything but X held
+    dX = rand(n, d)
+    _, truth["dL"] = torch.func.jvp(
+        lambda x: (bw.attention_module_forward(x, W_Q, W_K, W_V, W_O, allowed)["R"]
+                   * R_bar).sum(), (X,), (dX,))
+    env["dX"] = dX
     code = {k + "bar": v for k, v in bw.attention_module_backward(
         X, W_Q, W_K, W_V, W_O, R_bar, allowed).items()}
     code.update({k + "bar": v for k, v in bw.output_layer_backward(h, U, ell_bar).items()})
@@ -76,4 +85,5 @@ def rules_read(text: str, rules: str) -> dict[str, Tensor]:
 def rules_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     """Each printed rule: as read, against autograd and against tinygpt/backward.py."""
     env, truth, code = _instance()
-    return judge_block(block, env, truth, code, seed=SEED, anchors=ANCHORS, required=set(code))
+    return judge_block(block, env, truth, code, seed=SEED, anchors=ANCHORS,
+                       required={*code, "dL"}, autograd_only={"dL"})

@@ -21,6 +21,7 @@ Anything else raises :class:`RuleError`; a rule is never guessed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -253,6 +254,11 @@ class Parser:
             if nxt is not None and nxt.kind == "name" and f"d{name_key(nxt)}" in self.env:
                 self.take()
                 return self.env[f"d{name_key(nxt)}"]
+            whole = f"d{name_key(nxt, with_sub=False)}" if nxt is not None and \
+                nxt.kind == "name" else ""
+            if nxt is not None and nxt.sub and whole in self.env:  # d X_{i r}: an entry
+                self.take()
+                return self._entry(self.env[whole], nxt.sub)
         if tok.text == "δ" and tok.sub:
             idx = self._indices(tok.sub)
             if idx is None or len(idx) != 2:
@@ -330,36 +336,39 @@ class Parser:
             raise RuleError(f"expected {kind}")
 
     def _sum(self) -> Any:
-        r"""``\sum_{r}`` or ``\sum_{r \in J_{i}}``: the body (one term) over the index's range."""
+        r"""``\sum_{r}``, ``\sum_{i r}`` or ``\sum_{r \in J_{i}}``: the body (one term) over
+        the indices' ranges, which are the sizes of what they index in the body."""
         sub = self.take()
         if sub.kind != "sub":
             raise RuleError("a sum without its index")
-        var, _, within = sub.text.partition(r"\in")
-        var = var.strip()
-        if not re.fullmatch(r"[A-Za-z]", var) or var in self.index:
+        head, _, within = sub.text.partition(r"\in")
+        names = head.split()
+        if not names or any(not re.fullmatch(r"[A-Za-z]", v) or v in self.index for v in names) \
+                or (within.strip() and len(names) != 1):
             raise RuleError(f"cannot read the sum's index {sub.text!r}")
-        allowed: list[int] | None = None
-        if within.strip():
-            allowed = self._set(within.strip())
-        start = self.i
-        first = 0 if allowed is None else (allowed[0] if allowed else None)
-        if first is None:
+        allowed = self._set(within.strip()) if within.strip() else None
+        if allowed == []:
             raise RuleError("the sum runs over an empty set")
-        self.index[var] = first
-        self.extent.pop(var, None)
+        first = tuple(allowed[:1] if allowed else [0] * len(names))
+        start = self.i
+        for name, value in zip(names, first, strict=True):
+            self.index[name] = value
+            self.extent.pop(name, None)
         total = self._sum_body()
-        size = self.extent.get(var)
-        if size is None:
-            raise RuleError(f"the sum's index {var} indexes nothing")
-        values = range(size) if allowed is None else allowed
         end = self.i
-        for r in values:
-            if r == first:
+        missing = [v for v in names if v not in self.extent]
+        if missing:
+            raise RuleError(f"the sum's index {missing[0]} indexes nothing")
+        ranges = [allowed] if allowed is not None else [range(self.extent[v]) for v in names]
+        for values in itertools.product(*ranges):
+            if tuple(values) == first:
                 continue
-            self.i, self.index[var] = start, r
+            self.i = start
+            self.index.update(zip(names, values, strict=True))
             total = total + self._sum_body()
         self.i = end
-        del self.index[var]
+        for name in names:
+            del self.index[name]
         return total
 
     def _sum_body(self) -> Any:

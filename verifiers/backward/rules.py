@@ -121,6 +121,8 @@ def read_rules(block: str, known: Collection[str], *, aliases: Mapping[str, str]
                 continue
             rest = tuple(s.strip() for s in sides[1:]
                          if lhs_key(s, known, aliases) != head)
+            if not rest:
+                continue  # notation: \bar{Z} = \partial L / \partial Z names, states nothing
             out.append(Rule(n, col, col + len(text), text, head[0], head[1], rest))
     starts = [0]
     for line in lines:
