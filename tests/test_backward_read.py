@@ -189,3 +189,14 @@ def test_an_edit_of_the_note_file_is_a_verdict_at_its_line(tmp_path, note, print
     assert verdict.status in ("discrepancy", "unparsed"), (verdict.status, verdict.message)
     bad = [v for v in verdict.values if v.status != "verified"]
     assert [v.start[0] for v in bad] == [line], [(v.name, v.status, v.start) for v in bad]
+
+
+def test_the_benchmark_corpus_of_backward_edits_is_well_formed():
+    from benchmarks.backward_edits import load
+
+    edits = load()
+    assert len(edits) >= 8 and len({e.id for e in edits}) == len(edits)
+    for edit in edits:
+        text = (NOTES / edit.note).read_text(encoding="utf-8")
+        assert text.count(edit.find) == 1, edit.id
+        assert edit.apply(text)[0] != text
