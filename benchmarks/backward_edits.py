@@ -6,7 +6,7 @@ rules (15.2, 15.3, 15.5; lesson1 §0 and §7) run on it, as the planted survey's
 on those sections only (a verdict cache shared across the edits). Each edit is classified like
 the planted survey (real verdict at the edited line / stale only / elsewhere / missed), and
 ``code`` says whether a claim that compares the rule with ``tinygpt/backward.py`` or autograd
-(``*-rules-read``) is among those at the line. Before the edits, the unedited sections run once
+(``*-rules-read``, ``*-rule-read``) is among those at the line. Before the edits, the unedited sections run once
 (false alarms). Nothing under ``notes/`` or ``claims/`` is written.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                 outcome = classify(edit, lines, check(edit.note), baseline[edit.note])
             finally:
                 path.write_text(original, encoding="utf-8")
-            code = outcome.outcome == REAL and "rules-read" in outcome.detail
+            code = outcome.outcome == REAL and bool(re.search(r"rules?-read", outcome.detail))
             rows.append({"id": edit.id, "outcome": outcome.outcome, "code": code,
                          "detail": outcome.detail})
             print(f"{edit.id:26} {outcome.outcome:9} {'code' if code else '    '} "
