@@ -6,8 +6,8 @@ rules (15.2, 15.3, 15.5; lesson1 §0 and §7) run on it, as the planted survey's
 on those sections only (a verdict cache shared across the edits). Each edit is classified like
 the planted survey (real verdict at the edited line / stale only / elsewhere / missed), and
 ``code`` says whether a claim that compares the rule with ``tinygpt/backward.py`` or autograd
-(``*-rules-read``, ``*-rule-read``) is among those at the line. Before the edits, the unedited sections run once
-(false alarms). Nothing under ``notes/`` or ``claims/`` is written.
+(``*-rules-read``, ``*-rule-read``) is among those at the line. Before the edits, the
+unedited sections run once (false alarms). Nothing under ``notes/`` or ``claims/`` is written.
 """
 
 from __future__ import annotations
