@@ -43,7 +43,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("checks, one folder or module per kind", (
         "verifiers.arithmetic", "verifiers.symbolic", "verifiers.symclaims", "verifiers.latex",
         "verifiers.indices", "verifiers.matrixcalc", "verifiers.formulas",
-        "verifiers.backward_rules", "verifiers.properties", "verifiers.procedures",
+        "verifiers.backward", "verifiers.properties", "verifiers.procedures",
         "verifiers.meaning", "verifiers.modelrun",
     )),
     ("engine and run", (

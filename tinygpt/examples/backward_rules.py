@@ -1,15 +1,17 @@
 r"""architecture-and-training 15.3: the printed backward rules, read from the note, vs the code.
 
-A code hole (``code: {from: "对输出", to: "\bar{X} = \bar{R}", as: rules}``) hands this locator
-the block of 15.3 as the note prints it now. Every matrix rule in it (``\bar{U} = h^{T} \bar{ℓ}``,
-``{\bar{W}}_{O} = Z^{T} \bar{R}``, …, ``\bar{X} = \bar{R} + …``) is read by
-:mod:`verifiers.backward_rules` and evaluated on a fixed random instance, its upstream
-gradients taken from torch autograd. Each rule is then compared with autograd's gradient of
-its left side (is the printed rule right?) and with what ``tinygpt/backward.py`` computes
-for it (does the code implement the rule as printed?). An edited rule fails at that rule;
-a rule the code computes but the note no longer prints fails at the block's first line.
-The entry-wise softmax rule ``{\bar{S}}_{i j} = …`` (a sum over J_i) is outside the reader's
-subset: aat-15-3-softmax-rows checks it.
+A code hole (``code: {from: "用上横线表示", to: "这些式子针对本节", as: rules}``) hands this
+locator the block of 15.3 as the note prints it now. The bar's definition
+``d L = \sum_{i r} {\bar{X}}_{i r} d X_{i r}`` (along a random dX, by forward-mode autograd)
+and every rule in it (``\bar{U} = h^{T} \bar{ℓ}``,
+``{\bar{W}}_{O} = Z^{T} \bar{R}``, …, the entry-wise softmax rule ``{\bar{S}}_{i j} = a_{i j}
+(… - \sum_{r \in J_{i}} …)``, ``\bar{X} = \bar{R} + …``) and the printed gradient at forbidden
+scores ("被禁止位置梯度为0") is read by :mod:`verifiers.backward` and evaluated on a fixed
+random instance, its upstream gradients taken from torch autograd. Each rule is compared with
+autograd's gradient of its left side (is the printed rule right?) and with what
+``tinygpt/backward.py`` computes for it (does the code implement the rule as printed?). An
+edited rule fails at that rule; a rule the code computes but the note no longer prints fails
+at the block's first line.
 """
 
 from __future__ import annotations
@@ -19,16 +21,18 @@ from torch import Tensor
 
 from tinygpt import backward as bw
 from tinygpt.examples import example
-from verifiers.backward_rules import Rule, RuleError, evaluate, read_rules
+from verifiers.backward.judge import judge_block
+from verifiers.backward.rules import read_rules
 from verifiers.programs.codehole import Finding, locator
 
 DTYPE = torch.float64
 SEED = 1530
-TOL = 1e-9  # relative: float64 products of a few small matrices agree to ~1e-15
+#: "被禁止位置梯度为0": the printed gradient at a masked score (every such entry)
+ANCHORS = ((r"被禁止位置梯度为(?P<f>[-\d.]+)", "Sbar_forbidden"),)
 
 
-def _instance() -> tuple[dict[str, Tensor], dict[str, Tensor]]:
-    """(names as the rules write them -> values, code output name -> backward.py value)."""
+def _instance() -> tuple[dict[str, object], dict[str, Tensor], dict[str, Tensor]]:
+    """(names as the rules write them, autograd's value of each rule's key, backward.py's)."""
     gen = torch.Generator().manual_seed(SEED)
 
     def rand(*shape: int) -> Tensor:
@@ -47,78 +51,39 @@ def _instance() -> tuple[dict[str, Tensor], dict[str, Tensor]]:
     loss = (fw["R"] * R_bar).sum() + (ell * ell_bar).sum()
     inner = ["Q", "K", "V", "S", "A", "Z"]
     grads = torch.autograd.grad(loss, [fw[k] for k in inner] + list(grad.values()))
-    env: dict[str, Tensor] = {k: v.detach() for k, v in fw.items()}
+    env: dict[str, object] = {k: v.detach() for k, v in fw.items()}
     env.update(leaves)
     env.update({"ℓ": ell.detach(), "d_k": torch.tensor(float(d_k), dtype=DTYPE),
-                "Rbar": R_bar, "ℓbar": ell_bar})
+                "Rbar": R_bar, "ℓbar": ell_bar, "J": allowed})
+    truth: dict[str, Tensor] = {}
     for k, g in zip([*inner, *grad], grads, strict=True):
-        env[_bar(k)] = g
-    code = {_bar(k): v for k, v in bw.attention_module_backward(
+        env[k + "bar"] = truth[k + "bar"] = g
+    truth["Sbar_forbidden"] = truth["Sbar"][~allowed]
+    # "d L = Σ X̄_ir dX_ir" (the definition of the bar): L's change along a random dX, by
+    # forward-mode autograd, with everything but X held
+    dX = rand(n, d)
+    _, truth["dL"] = torch.func.jvp(
+        lambda x: (bw.attention_module_forward(x, W_Q, W_K, W_V, W_O, allowed)["R"]
+                   * R_bar).sum(), (X,), (dX,))
+    env["dX"] = dX
+    code = {k + "bar": v for k, v in bw.attention_module_backward(
         X, W_Q, W_K, W_V, W_O, R_bar, allowed).items()}
-    code.update({_bar(k): v for k, v in bw.output_layer_backward(h, U, ell_bar).items()})
-    return env, code
-
-
-def _bar(name: str) -> str:
-    """The reader's name of a gradient: ``W_O`` -> ``W_Obar`` (verifiers.backward_rules)."""
-    return name + "bar"
-
-
-def _close(a: Tensor, b: Tensor) -> tuple[bool, float]:
-    if a.numel() != b.numel():
-        return False, float("inf")
-    a, b = a.reshape(-1), b.reshape(-1)
-    diff = (a - b).abs().max().item()
-    return diff <= TOL * max(1.0, b.abs().max().item()), diff
+    code.update({k + "bar": v for k, v in bw.output_layer_backward(h, U, ell_bar).items()})
+    code["Sbar_forbidden"] = code["Sbar"][~allowed]
+    return env, truth, code
 
 
 @example("aat_15_3_rules_read")
 def rules_read(text: str, rules: str) -> dict[str, Tensor]:
     """The number of rules read from the block (the locator judges each)."""
-    return {"rules": torch.tensor(float(sum(isinstance(r, Rule) for r in read_rules(rules))),
+    _, truth, _ = _instance()
+    return {"rules": torch.tensor(float(len(read_rules(rules, set(truth), anchors=ANCHORS))),
                                   dtype=DTYPE)}
 
 
 @locator("aat_15_3_rules_read")
 def rules_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     """Each printed rule: as read, against autograd and against tinygpt/backward.py."""
-    env, code = _instance()
-    out: list[Finding] = []
-    seen: set[str] = set()
-    for rule in read_rules(block):
-        if not isinstance(rule, Rule):
-            continue  # outside the subset (the entry-wise softmax rule): checked elsewhere
-        name = f"rule {rule.text}"
-
-        def at(status: str, expected: str, message: str, _r: Rule = rule, _n: str = name) -> None:
-            out.append(Finding(_r.line, _r.col, _r.end_col, status, _n, _r.text, expected,
-                               message))
-
-        seen.add(rule.lhs)
-        truth = env.get(rule.lhs)
-        if truth is None or rule.lhs not in code:
-            at("error", "", f"{rule.lhs}: no gradient of that name in this instance")
-            continue
-        try:
-            read = evaluate(rule.rhs, env)
-        except RuleError as err:
-            at("unparsed", "", f"the rule as printed cannot be evaluated: {err}")
-            continue
-        right, diff = _close(read, truth)
-        if not right:
-            at("discrepancy", "autograd", f"the rule as printed gives another gradient than "
-               f"autograd (max |difference| {diff:.3g}) on the fixed instance (seed {SEED})")
-            continue
-        same, diff = _close(code[rule.lhs], read)
-        if not same:
-            at("discrepancy", "the rule as printed", "tinygpt/backward.py computes another "
-               f"value than the rule as printed (max |difference| {diff:.3g})")
-            continue
-        at("verified", rule.text, "as printed = tinygpt/backward.py = autograd "
-           f"(seed {SEED}, max |difference| {diff:.1g})")
-    first = block.splitlines()[0] if block else ""
-    for missing in sorted(set(code) - seen - {"Sbar"}):  # Sbar: the entry-wise rule
-        out.append(Finding(1, 0, len(first), "error", f"rule {missing}", "", "",
-                           f"tinygpt/backward.py computes {missing} but the block prints no "
-                           "rule for it"))
-    return out
+    env, truth, code = _instance()
+    return judge_block(block, env, truth, code, seed=SEED, anchors=ANCHORS,
+                       required={*code, "dL"}, autograd_only={"dL"})

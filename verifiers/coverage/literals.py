@@ -213,7 +213,8 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
             span = block_span(claim, match, note)
             if span is not None:  # a trace is recomputed entry by entry; a program's
                 # literals are its inputs
-                trace = getattr(claim.code, "name", "") == "trace"
+                trace = getattr(claim.code, "name", "") in ("trace", "rules")  # rules: each
+                # printed rule is evaluated against autograd (verifiers/backward)
                 spans.append(Span(*span, "recomputed" if trace else "given", claim.id))
     return spans
 
