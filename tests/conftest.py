@@ -27,19 +27,49 @@ def _verdict_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactor
 ROOT = Path(__file__).resolve().parent.parent
 
 
+REAL_GROUP = "real-claims"  # the xdist group of the real claims and the tests that read them
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The real claims' items and the tests reading ``real_result`` share one xdist worker:
+    there each claim is evaluated once, by whichever asks first, instead of once by the
+    claim items and again by the session result in every worker."""
+    if not any("real_result" in getattr(item, "fixturenames", ()) for item in items):
+        return  # no session result in this selection: the claim items spread over the workers
+    from verifiers.plugin import ClaimItem
+
+    settings = _plugin_settings(config)
+    real = settings is not None and settings.notes == ROOT / "notes"
+    for item in items:
+        if ("real_result" in getattr(item, "fixturenames", ())
+                or (real and isinstance(item, ClaimItem))):
+            item.add_marker(pytest.mark.xdist_group(REAL_GROUP))
+
+
+def _plugin_settings(config: pytest.Config):  # -> verifiers.plugin._Settings | None
+    try:
+        from verifiers.plugin import _KEY
+    except ImportError:
+        return None
+    return config.stash.get(_KEY, None)
+
+
 @pytest.fixture(scope="session")
 def real_result(request: pytest.FixtureRequest):  # -> verifiers.run.RunResult
     """One evaluation of the real notes and claims per session (per xdist worker), shared
-    by every test that reads it: the plugin's session run when it has one, else ours.
-    Tests only read it."""
-    from verifiers.run import run
+    by every test that reads it and by the plugin's claim items: the verdicts come from
+    the plugin's engine, so a claim its item already evaluated is not evaluated again
+    (and the other way round), and end as in :func:`verifiers.run.run`. Without the
+    plugin's settings for the real notes: a run of our own. Tests only read it."""
+    from verifiers.run import RunResult, finish, problem_verdict, run
 
-    try:
-        from verifiers.plugin import _KEY
-
-        settings = request.config.stash.get(_KEY, None)
-    except ImportError:
-        settings = None
-    if settings is not None and settings.notes == ROOT / "notes" and settings.verdicts():
-        return settings.result
-    return run(ROOT / "notes", ROOT / "claims")
+    settings = _plugin_settings(request.config)
+    if (settings is None or settings.notes != ROOT / "notes"
+            or settings.claims != ROOT / "claims" or settings.loaded() is None):
+        return run(ROOT / "notes", ROOT / "claims")
+    loaded = settings.loaded()
+    verdicts = [problem_verdict(p) for p in settings.problems]
+    verdicts += [settings.verdict(claim.id) for claim in loaded.claims]
+    return RunResult(finish(verdicts, loaded.claims), loaded.notes, settings.notes,
+                     settings.claims, loaded.waivers, loaded.claims)
