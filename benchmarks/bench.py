@@ -5,6 +5,7 @@
                                             #   the largest note), time and memory fitted to a line
     python benchmarks/bench.py --corpus 10,100  # + a synthetic corpus of 10x and 100x the claims
     python benchmarks/bench.py --mutations  # + one-digit edit of every covered value
+    python benchmarks/bench.py --skip-timings --tests   # the floor and the README's test command
 
 Every figure is printed as a ratio to the import floor measured in the same run (a
 Python process that only imports the libraries the engine uses), so a busy machine
@@ -199,6 +200,23 @@ def mutations(sample: int | None) -> None:
                   f"({m.claim_id} {m.hole})")
 
 
+def tests(args: list[str]) -> None:
+    """The README's test command (``CI=true pytest -q``; pyproject.toml runs it on every core),
+    once: its wall and CPU time (the xdist workers included) as ratios to the floor."""
+    command = [sys.executable, "-m", "pytest", "-q", *args]
+    env = {**os.environ, "CI": "true"}
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    measured = (time.perf_counter() - start, usage.ru_utime + usage.ru_stime,
+                usage.ru_maxrss / 1024)
+    print()
+    row("measure")
+    label = f"CI=true pytest -q {' '.join(args)}".strip()[:42]
+    row(f"{label} (exit {os.waitstatus_to_exitcode(status)})", measured)
+
+
 def largest_note_lines() -> int:
     return max(len(p.read_text(encoding="utf-8").splitlines())
                for p in (ROOT / "notes").iterdir() if p.suffix in (".txt", ".md"))
@@ -215,6 +233,9 @@ def main() -> None:
     parser.add_argument("--corpus", help="synthetic corpus factors, e.g. 10,100")
     parser.add_argument("--mutations", action="store_true", help="run the one-digit survey")
     parser.add_argument("--sample", type=int, help="only this many evenly spaced mutations")
+    parser.add_argument("--tests", nargs="?", const="",
+                        help="time the README's test command (extra pytest arguments: a "
+                             "selection, e.g. tests/test_layers.py)")
     parser.add_argument("--skip-timings", action="store_true",
                         help="only the import floor, then the sections asked for")
     args = parser.parse_args()
@@ -233,6 +254,8 @@ def main() -> None:
         corpus([int(f) for f in args.corpus.split(",")])
     if args.mutations:
         mutations(args.sample)
+    if args.tests is not None:
+        tests(args.tests.split())
 
 
 if __name__ == "__main__":

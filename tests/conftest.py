@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,19 +28,82 @@ def _verdict_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactor
 ROOT = Path(__file__).resolve().parent.parent
 
 
+REAL_GROUP = "real-claims"  # the xdist scope of the real claims and the tests that evaluate them
+# The tests (file::function, parameters aside) that evaluate the real claims: the session result
+# (``real_result``) or runs over copies of the real notes, whose SymPy proofs, property searches
+# and model runs the worker that holds the real claims already did (kept per process).
+REAL_TESTS = frozenset({
+    "tests/test_coverage.py::test_the_real_notes_are_classified_without_waiver_problems",
+    "tests/test_coverage_meaning.py::test_every_formula_statement_and_procedure_is_covered_or_waived",
+    "tests/test_report_html.py::test_real_report_content",
+    "tests/test_report_html.py::test_write_is_atomic_and_deterministic",
+    "tests/test_report_html.py::test_real_report_identical_across_hash_seeds",
+    "tests/test_report_html.py::test_report_in_chromium",
+    "tests/test_sensitivity.py::test_one_digit_edits_of_covered_values_are_caught",
+    "tests/test_cache.py::test_cached_and_uncached_runs_give_the_same_report_bytes",
+    "tests/test_determinism.py::test_workers_give_the_same_report_bytes_as_one_process",
+    "tests/test_planted.py::test_end_to_end_two_edits",
+    "tests/test_properties.py::test_the_property_claims_verify_on_the_notes",
+    "tests/test_copies.py::test_first_printing_of_d_k_edited_in_the_real_note",
+})
+
+
+def _in_real_group(nodeid: str) -> bool:
+    return nodeid.startswith("claims/") or nodeid.split("[")[0] in REAL_TESTS
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (pyproject.toml): the real claims and REAL_TESTS are one scope, so
+    one worker evaluates each real claim once (the claim items and ``real_result`` share the
+    plugin's engine) instead of the claim items once and the session result again in every
+    worker. By node id: xdist's own ``xdist_group`` marks are lost under pytest 9
+    (pytest-dev/pytest-xdist#1386). Every other test is a scope of its own, as with
+    ``--dist load``."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class RealClaimsTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return REAL_GROUP if _in_real_group(nodeid) else super()._split_scope(nodeid)
+
+    return RealClaimsTogether(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test reading ``real_result`` outside REAL_TESTS still passes, at the cost of a
+    second evaluation of the real claims in its worker: say so."""
+    for item in items:
+        if "real_result" in getattr(item, "fixturenames", ()) and not _in_real_group(item.nodeid):
+            item.warn(pytest.PytestWarning(
+                "reads real_result but is not in tests/conftest.py's REAL_TESTS: under xdist "
+                "its worker may evaluate the real claims a second time"))
+
+
+def _plugin_settings(config: pytest.Config):  # -> verifiers.plugin._Settings | None
+    try:
+        from verifiers.plugin import _KEY
+    except ImportError:
+        return None
+    return config.stash.get(_KEY, None)
+
+
 @pytest.fixture(scope="session")
 def real_result(request: pytest.FixtureRequest):  # -> verifiers.run.RunResult
     """One evaluation of the real notes and claims per session (per xdist worker), shared
-    by every test that reads it: the plugin's session run when it has one, else ours.
-    Tests only read it."""
-    from verifiers.run import run
+    by every test that reads it and by the plugin's claim items: the verdicts come from
+    the plugin's engine, so a claim its item already evaluated is not evaluated again
+    (and the other way round), and end as in :func:`verifiers.run.run`. Without the
+    plugin's settings for the real notes: a run of our own. Tests only read it."""
+    from verifiers.run import RunResult, finish, problem_verdict, run
 
-    try:
-        from verifiers.plugin import _KEY
-
-        settings = request.config.stash.get(_KEY, None)
-    except ImportError:
-        settings = None
-    if settings is not None and settings.notes == ROOT / "notes" and settings.verdicts():
-        return settings.result
-    return run(ROOT / "notes", ROOT / "claims")
+    settings = _plugin_settings(request.config)
+    if (settings is None or settings.notes != ROOT / "notes"
+            or settings.claims != ROOT / "claims" or settings.loaded() is None):
+        return run(ROOT / "notes", ROOT / "claims")
+    loaded = settings.loaded()
+    verdicts = [problem_verdict(p) for p in settings.problems]
+    verdicts += [settings.verdict(claim.id) for claim in loaded.claims]
+    return RunResult(finish(verdicts, loaded.claims), loaded.notes, settings.notes,
+                     settings.claims, loaded.waivers, loaded.claims)

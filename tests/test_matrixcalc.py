@@ -240,3 +240,29 @@ def test_compare_entries_statuses():
     t = sympy.Symbol("t", real=True)
     e2 = sympy.Matrix([[sympy.exp(2 * t)]])
     assert compare_entries(e2, sympy.Matrix([[sympy.exp(t) ** 2]]))[0] == "proved"
+
+
+def test_sampled_points_agree_exactly_or_by_evaluation_and_a_planted_error_still_fails(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries the rational-function proof cannot settle are sampled: a point where the exact
+    rationals make the difference 0 needs no evaluation; one where they do not (sin² + cos²)
+    is evaluated; a wrong entry fails at a point, with the message of the evaluation."""
+    from verifiers import matrixcalc
+
+    x, y = sympy.symbols("x y", positive=True)
+    exact_calls: list[bool] = []
+    screen = matrixcalc._exactly_zero_at
+    monkeypatch.setattr(matrixcalc, "_exactly_zero_at",
+                        lambda d, p: exact_calls.append(screen(d, p)) or exact_calls[-1])
+    # exp(x)·exp(y) = exp(x + y): three exponentials the proof reads as unrelated powers
+    right = sympy.Matrix([[sympy.exp(x) * sympy.exp(y)]])
+    assert compare_entries(right, sympy.Matrix([[sympy.exp(x + y)]]))[0] == "numeric"
+    assert exact_calls == [True, True, True]
+    exact_calls.clear()
+    trig = sympy.Matrix([[sympy.sin(x) ** 2 + sympy.cos(x) ** 2]])
+    assert compare_entries(trig, sympy.Matrix([[1]]))[0] == "numeric"
+    assert exact_calls == [False, False, False]  # not reduced exactly: evaluated, and agrees
+    status, why = compare_entries(right, sympy.Matrix([[sympy.exp(x + 2 * y)]]))  # planted 2y
+    assert status == "failed" and "differ by" in why and "x=" in why and "y=" in why
+    status, why = compare_entries(trig, sympy.Matrix([[sympy.Rational(101, 100)]]))  # planted
+    assert status == "failed" and "differ by -0.0100000" in why

@@ -543,6 +543,8 @@ def _entry_zero(diff: Any, seconds: float | None) -> tuple[str, str]:
     if zero:
         return PROVED, ""
     for point in _sample_points(diff):
+        if _exactly_zero_at(diff, point):
+            continue  # the point agrees: no 40-digit evaluation needed
         value = diff.xreplace({k: v for k, v in point.items() if isinstance(k, AppliedUndef)})
         value = value.evalf(40, subs={k: v for k, v in point.items()
                                       if not isinstance(k, AppliedUndef)})
@@ -552,6 +554,17 @@ def _entry_zero(diff: Any, seconds: float | None) -> tuple[str, str]:
             at = f" at {', '.join(shown[:6])}{more}" if shown else ""
             return FAILED, f" (differ by {sympy.N(value, 6)}{at})"
     return NUMERIC, ""
+
+
+def _exactly_zero_at(diff: Any, point: dict[Any, Any]) -> bool:
+    """Is ``diff`` exactly 0 with the point's rationals put in (SymPy's automatic evaluation
+    only)? An agreeing point of a large entry (an expanded Jacobian's) is settled ~50x
+    faster than by ``evalf(subs=…)``; anything else (not 0, undefined, not reduced) takes
+    the 40-digit evaluation, which alone decides a disagreement and words its message."""
+    try:
+        return bool(diff.xreplace(point) == 0)
+    except Exception:  # noqa: BLE001 - e.g. an undefined operation: the evaluation decides
+        return False
 
 
 def _rational_zero(diff: Any) -> bool:

@@ -140,10 +140,12 @@ def accepted(engine: Engine, mutation: Mutation) -> str:
 
 
 def survey(
-    notes_dir: Path, claims_dir: Path, sample: int | None = None
+    notes_dir: Path, claims_dir: Path, sample: int | None = None, result: RunResult | None = None
 ) -> list[tuple[Mutation, str]]:
-    """Apply every mutation (or an evenly spaced sample) and classify each outcome."""
-    result = run(notes_dir, claims_dir)
+    """Apply every mutation (or an evenly spaced sample) and classify each outcome.
+
+    ``result``: the unedited run of these folders, when the caller has it already."""
+    result = result if result is not None else run(notes_dir, claims_dir)
     todo = mutations(result)
     if sample is not None and sample < len(todo):
         step = len(todo) / sample

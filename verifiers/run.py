@@ -136,16 +136,23 @@ def run(
         if store is not None and found.get(claim.id) is None and not verdict.depends_on_time:
             store.put(verdict)
         verdicts.append(verdict)
-    verdicts.sort(key=lambda v: (v.file, v.line))
+    verdicts = finish(verdicts, claims)
+    if progress is not None:
+        progress.end()
+    return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
+
+
+def finish(verdicts: list[Verdict], claims: list[Claim]) -> list[Verdict]:
+    """The verdicts in note order, with the printings of each given value and of each formula
+    compared: what follows the claims' evaluation in every run (the tests' shared session
+    result ends the same way, from the pytest plugin's verdicts)."""
+    verdicts = sorted(verdicts, key=lambda v: (v.file, v.line))
     from verifiers.copies import reconcile
 
     verdicts = reconcile(verdicts, claims)  # the printings of each given value, compared
     from verifiers.formulas.printings import reconcile as reconcile_formulas
 
-    verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
-    if progress is not None:
-        progress.end()
-    return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
+    return reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
 
 
 PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers does not pay
