@@ -1,7 +1,10 @@
 """Planted-error survey: realistic one-error author edits of the notes, and what the suite says.
 
 The corpus is data: ``benchmarks/planted/<kind>.yaml``, each edit ``{id, kind, note, find,
-replace, why}`` (``line`` when ``find`` occurs more than once in the note). An edit is applied
+replace, why}`` (``line`` when ``find`` occurs more than once in the note). A file with
+``held_out: true`` at the top (``fresh-<kind>.yaml``) holds edits written before they were
+ever run; the table counts them apart, since the others were partly written after seeing
+what the suite misses. An edit is applied
 to a temporary copy of the notes, only that note's claims are run in-process (with a verdict
 cache shared across the edits, in a temporary folder, so claims the edit cannot reach are cache
 hits), and the outcome is classified:
@@ -55,6 +58,7 @@ class Edit:
     why: str
     line: int | None = None
     source: str = ""  # file name of the corpus file
+    held_out: bool = False  # from a file marked ``held_out: true``
 
     def offset(self, text: str) -> int:
         """Where ``find`` starts in ``text``: its only occurrence, or the one on ``line``."""
@@ -84,6 +88,11 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
     edits: list[Edit] = []
     for path in sorted(folder.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if not isinstance(data, dict) or set(data) - {"edits", "held_out"}:
+            raise CorpusError(f"{path.name}: top level must be a mapping of edits (and held_out)")
+        held_out = data.get("held_out", False)
+        if not isinstance(held_out, bool):
+            raise CorpusError(f"{path.name}: held_out must be true or false")
         for entry in data.get("edits") or []:
             unknown = set(entry) - set(FIELDS) - {"line"}
             missing = [f for f in FIELDS if not isinstance(entry.get(f), str) or not entry[f]]
@@ -93,7 +102,8 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
             line = entry.get("line")
             if line is not None and (not isinstance(line, int) or line < 1):
                 raise CorpusError(f"{path.name}: {entry['id']}: line must be a positive integer")
-            edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name))
+            edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name,
+                              held_out=held_out))
     return edits
 
 
@@ -215,10 +225,25 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
 
 
 def table(result: Survey) -> str:
-    """The per-kind table, a total row, the false-alarm line and one line per non-real edit."""
+    """Per-kind tables (the held-out edits apart), the false-alarm line and one line per
+    non-real edit."""
+    seen = [o for o in result.outcomes if not o.edit.held_out]
+    held = [o for o in result.outcomes if o.edit.held_out]
+    rows: list[str] = []
+    if seen:
+        rows += _kind_table(seen)
+    if held:
+        if seen:
+            rows.append("")
+        rows.append("held out (fresh-*.yaml: written before their first run):")
+        rows += _kind_table(held)
+    return "\n".join(rows + _tail(result))
+
+
+def _kind_table(outcomes: list[Outcome]) -> list[str]:
     rows = [f"{'kind':<16}{'edits':>6}{'real verdict at line':>22}{'stale only':>12}"
             f"{'(pointing at line)':>20}{'elsewhere only':>16}{'missed':>8}"]
-    kinds = [k for k in KINDS if any(o.edit.kind == k for o in result.outcomes)]
+    kinds = [k for k in KINDS if any(o.edit.kind == k for o in outcomes)]
 
     def row(label: str, outs: list[Outcome]) -> str:
         n = {k: sum(o.outcome == k for o in outs) for k in OUTCOMES}
@@ -227,9 +252,13 @@ def table(result: Survey) -> str:
                 f"{n[ELSEWHERE]:>16}{n[MISSED]:>8}")
 
     for kind in kinds:
-        rows.append(row(kind, [o for o in result.outcomes if o.edit.kind == kind]))
-    rows.append(row("total", result.outcomes))
-    rows.append("")
+        rows.append(row(kind, [o for o in outcomes if o.edit.kind == kind]))
+    rows.append(row("total", outcomes))
+    return rows
+
+
+def _tail(result: Survey) -> list[str]:
+    rows = [""]
     rows.append(f"false alarms (unedited notes, the edited notes' claims): "
                 f"{len(result.false_alarms)} non-passing verdicts"
                 + "".join(f"\n  {a}" for a in result.false_alarms))
@@ -240,7 +269,7 @@ def table(result: Survey) -> str:
         width = max(len(o.edit.id) for o in others)
         for o in others:
             rows.append(f"  {o.edit.id:<{width}}  {o.outcome:<9}  {o.detail}")
-    return "\n".join(rows)
+    return rows
 
 
 def as_json(result: Survey) -> dict:
@@ -250,7 +279,12 @@ def as_json(result: Survey) -> dict:
         "summary": {k: {o: sum(x.outcome == o for x in result.outcomes if x.edit.kind == k)
                         for o in OUTCOMES}
                     for k in KINDS if any(x.edit.kind == k for x in result.outcomes)},
+        "held_out_summary": {
+            k: {o: sum(x.outcome == o for x in result.outcomes
+                       if x.edit.kind == k and x.edit.held_out) for o in OUTCOMES}
+            for k in KINDS if any(x.edit.kind == k and x.edit.held_out for x in result.outcomes)},
         "edits": [{"id": o.edit.id, "kind": o.edit.kind, "note": o.edit.note,
+                   "held_out": o.edit.held_out,
                    "why": o.edit.why, "outcome": o.outcome, "detail": o.detail,
                    "stale_at_line": o.stale_at_line, "reactions": o.reactions}
                   for o in result.outcomes],
