@@ -169,3 +169,84 @@ def test_a_widened_copy_is_not_compared(tmp_path):
     notes = load_notes(root / "notes")
     claims, _ = load_claims(root / "claims", set(notes))
     assert ("given", "d") not in copy_groups(claims)
+
+
+ROWS_NOTE = """第 1 章
+1.1 表
+行0: [1.0, 2.0]
+行1: [3.0, 4.0]
+下标 k = 1，ids = [0, 1]
+1.2 查表
+第 1 行：[3.0, 4.0]
+第 0 行：[1.0, 2.0]
+1.3 再查
+取第 1 行：[3.0, 4.0]
+"""
+
+ROWS_CLAIMS = """note: n.txt
+claims:
+  - id: table
+    kind: given
+    says: a 2 × 2 table, an index k and a list of indices ids (given)
+    section: "1.1"
+    text: |
+      行0: ⟨T[0]⟩
+      行1: ⟨T[1]⟩
+      下标 k = ⟨k⟩，ids = ⟨ids⟩
+  - id: lookup
+    says: row k of the table and row ids[0], each picked by an index the note prints
+    section: "1.2"
+    text: |
+      第 ⟨kk⟩ 行：⟨row⟩
+      第 0 行：⟨row0⟩
+    uses: {T: table.T, k: table.k, ids: table.ids}
+    check:
+      kk: k
+      row: T[kk]
+      row0: T[ids[0]]
+  - id: again
+    says: row k again, picked through a printed index of another claim
+    section: "1.3"
+    text: 取第 1 行：⟨r⟩
+    uses: {T: table.T, k: table.k}
+    check: {r: "T[k]"}
+"""
+
+
+def _rows_project(tmp_path: Path, note: str) -> Path:
+    root = _project(tmp_path, note)
+    (root / "claims" / "n" / "c.yaml").write_text(ROWS_CLAIMS, encoding="utf-8")
+    return root
+
+
+def test_a_row_picked_by_a_printed_index_is_a_copy(tmp_path, capsys, monkeypatch):
+    """``T[kk]``, ``T[ids[0]]`` and ``T[k]`` print rows of the given table: their indices
+    are the integers the note prints, so an edit of the table's row is flagged at the
+    table (the two later copies agree with each other), not at the correct copies."""
+    root = _rows_project(tmp_path, ROWS_NOTE)
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    groups = copy_groups(claims)
+    assert [(c, n) for c, n, _ in groups[("table", "T")]] == [
+        ("lookup", "row"), ("lookup", "row0"), ("again", "r")]
+    monkeypatch.chdir(root)
+    assert _check(capsys)[0] == 0
+    edited = ROWS_NOTE.replace("行1: [3.0, 4.0]", "行1: [3.0, 4.4]")
+    (root / "notes" / "n.txt").write_text(edited, encoding="utf-8")
+    code, lines, data = _check(capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert code == 1
+    row1 = next(v for v in by_id["table"]["values"] if v["name"] == "T[1]")
+    assert row1["status"] == "discrepancy" and row1["start"]["line"] == 4
+    assert row1["suggestion"] == "[3.0, 4.0]"
+    assert by_id["lookup"]["status"] == "verified" and by_id["again"]["status"] == "verified"
+
+
+def test_a_printed_index_that_is_not_an_integer_makes_no_copy(tmp_path, capsys, monkeypatch):
+    """A row index printed as 0.5 picks no row: the lookup is checked on its own (an error
+    or a discrepancy of that claim), never compared as a copy."""
+    note = ROWS_NOTE.replace("下标 k = 1", "下标 k = 0.5")
+    monkeypatch.chdir(_rows_project(tmp_path, note))
+    code, _, data = _check(capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert code == 1 and by_id["table"]["status"] in ("given", "verified")

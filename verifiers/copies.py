@@ -42,28 +42,86 @@ from verifiers.verdicts import DISCREPANCY, GIVEN, VERIFIED, ValueVerdict, Verdi
 __all__ = ["copy_groups", "reconcile"]
 
 Hole = tuple[str, str]  # (claim id, hole name)
-Copy = tuple[str, str, tuple[int, ...]]  # (claim id, hole name, index of the part printed)
+Item = int | ex.Expr  # an index: a literal, or a printed index (``pi``) resolved per run
+Copy = tuple[str, str, tuple[Item, ...]]  # (claim id, hole name, index of the part printed)
 _KEY = re.compile(r"^([^\[]+)(?:\[([\d,\s]+)\])?$")
 MAX_DEPTH = 64  # copies of copies followed at most this deep
 
 
-def _source(entry: tuple[ex.Expr, int] | None) -> tuple[str, tuple[int, ...]] | None:
+def _source(entry: tuple[ex.Expr, int] | None, symbolic: bool = False
+            ) -> tuple[str, tuple[Item, ...]] | None:
     """``X`` -> ("X", ()), ``X[1]`` -> ("X", (1,)), ``X[0, 2]`` / ``X[0][2]`` -> ("X", (0, 2));
-    any other expression computes something: None."""
+    any other expression computes something: None. With ``symbolic``, an index may also be a
+    name or an element of one (``L[pi]``, ``E[idx[2]]``: a row picked by a printed index),
+    kept as the expression and resolved from the verdicts (:func:`_resolve`)."""
     if entry is None:
         return None
     node, index = entry[0], ()
     while isinstance(node, ex.Index):
-        items = []
+        items: list[Item] = []
         for item in node.items:
-            if not (isinstance(item, ex.Num) and item.text.isdigit()):
+            if isinstance(item, ex.Num) and item.text.isdigit():
+                items.append(int(item.text))
+            elif symbolic and _name_of(item) is not None:
+                items.append(item)
+            else:
                 return None
-            items.append(int(item.text))
         node, index = node.target, (*items, *index)
     return (node.id, index) if isinstance(node, ex.Name) else None
 
 
-def _given(claims: dict[str, Claim], claim: Claim, name: str, index: tuple[int, ...] = (),
+def _name_of(item) -> str | None:
+    """The name an index item reads: ``pi`` or ``idx[2]`` (digit subscripts only)."""
+    if isinstance(item, ex.Name):
+        return item.id
+    if isinstance(item, ex.Index) and isinstance(item.target, ex.Name) and all(
+            isinstance(i, ex.Num) and i.text.isdigit() for i in item.items):
+        return item.target.id
+    return None
+
+
+def _resolve(offset: tuple[Item, ...], claim: Claim, verdicts: dict[str, Verdict]
+             ) -> tuple[int, ...] | None:
+    """A copy's offset with its printed indices (``pi``, ``idx[2]``) replaced by the integers
+    the note prints for them; None when one is not an integer printed and verified."""
+    out = []
+    for item in offset:
+        if isinstance(item, int):
+            out.append(item)
+            continue
+        name = _name_of(item)
+        sub = tuple(int(i.text) for i in item.items) if isinstance(item, ex.Index) else ()
+        holder, hole = claim.id, name
+        if name in claim.uses:
+            holder, hole = claim.uses[name].claim_id, claim.uses[name].hole
+        verdict = verdicts.get(holder)
+        value = _integer(verdict, hole, sub) if verdict is not None else None
+        if value is None:
+            return None
+        out.append(value)
+    return tuple(out)
+
+
+def _integer(verdict: Verdict, hole: str, sub: tuple[int, ...]) -> int | None:
+    """The integer a verdict's hole prints (its element ``sub``): ``hole[2]`` printed on its
+    own, or element 2 of ``hole`` printed whole."""
+    key = f"{hole}[{', '.join(map(str, sub))}]" if sub else hole
+    for x in verdict.values:
+        if x.status not in (GIVEN, VERIFIED) or x.name not in (key, hole):
+            continue
+        try:
+            numbers = read_value(x.printed, 0).numbers
+        except ResolveError:
+            return None
+        at = 0 if x.name == key else (sub[0] if len(sub) == 1 else -1)
+        if not 0 <= at < len(numbers) or (x.name == hole and len(sub) > 1):
+            return None
+        value = numbers[at].value
+        return int(value) if value.denominator == 1 and numbers[at].exact else None
+    return None
+
+
+def _given(claims: dict[str, Claim], claim: Claim, name: str, index: tuple[Item, ...] = (),
            depth: int = 0) -> Copy | None:
     """The given (input) hole, and the part of it, that a name of ``claim`` reads unchanged."""
     if depth > MAX_DEPTH:
@@ -95,7 +153,7 @@ def copy_groups(claims: Iterable[Claim]) -> dict[Hole, list[Copy]]:
     groups: dict[Hole, list[Copy]] = {}
     for claim in by_id.values():
         for name, entry in claim.check.items():
-            source = _source(entry)
+            source = _source(entry, symbolic=True)
             if (source is None or source[0] == name or name not in claim.hole_names
                     or name in claim.widen):  # a copy printed on purpose at another precision
                 continue
@@ -165,6 +223,8 @@ def reconcile(verdicts: list[Verdict], claims: Iterable[Claim]) -> list[Verdict]
     if not groups:
         return verdicts
     position = {v.id: i for i, v in enumerate(verdicts)}
+    by_id = {c.id: c for c in claims}
+    by_verdict = {v.id: v for v in verdicts}
     out = list(verdicts)
     touched: dict[str, Verdict] = {}
 
@@ -183,7 +243,9 @@ def reconcile(verdicts: list[Verdict], claims: Iterable[Claim]) -> list[Verdict]
         printings = _printings(given_v, given_name, True)
         for claim_id, name, offset in members:
             if claim_id in position and verdicts[position[claim_id]].span is not None:
-                printings += _printings(verdicts[position[claim_id]], name, False, offset)
+                at = _resolve(offset, by_id[claim_id], by_verdict)
+                if at is not None:
+                    printings += _printings(verdicts[position[claim_id]], name, False, at)
         if len(printings) < 2 or not any(p.given for p in printings):
             continue
         _compare(printings, own, moved)
