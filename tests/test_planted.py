@@ -101,6 +101,10 @@ def test_held_out_files_are_marked_and_counted_apart(tmp_path: Path):
     seen, held = table(result).split("held out")
     assert "arithmetic" in seen and "rounding" not in seen.split("false alarms")[0]
     assert "rounding" in held and "arithmetic" not in held.split("false alarms")[0]
+    # a missed edit that the changed-lines gate reports as uncovered is counted apart
+    gated = Outcome(edits["h"], MISSED, "y", gate=["n.txt:1:1: uncovered formula: a"])
+    text = table(Survey([gated], []))
+    assert text.splitlines()[2].split()[-1] == "1" and "gate: 1 uncovered" in text
     (tmp_path / "fresh-a.yaml").write_text("held_out: yes please\nedits: []\n")
     with pytest.raises(CorpusError):
         load_corpus(tmp_path)

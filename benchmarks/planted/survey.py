@@ -18,6 +18,12 @@ hits), and the outcome is classified:
   ``error`` of a check that has no note position, e.g. a re-run program that gives NaN);
 - ``missed``: every claim of the note still passes.
 
+Apart from the outcome, each edit records what the changed-lines gate says about it
+(``notecheck check --changed-since`` fails on a number, formula, statement or procedure that no
+claim checks on a changed line, :func:`verifiers.changes.uncovered_on_changed_lines`): an edit
+that no claim judges may still stop there, as "uncovered", which says "nobody checks this
+line", never "this line is wrong". The table counts those among the edits without a real verdict.
+
 A *reaction* is a non-passing verdict that the unedited notes do not give (same claim, same
 status, same message): a claim that already fails on the unedited notes (a false alarm, which
 the survey reports separately) is not credited to an edit.
@@ -28,10 +34,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from verifiers.run import RunResult
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent
@@ -114,6 +124,7 @@ class Outcome:
     detail: str  # one line: what happened
     reactions: list[str] = field(default_factory=list)  # "id status" of the reacting claims
     stale_at_line: bool = False  # stale only, and a stale claim points at an edited line
+    gate: list[str] = field(default_factory=list)  # uncovered items on the edited lines
 
 
 def _value_lines(verdict) -> list[tuple[int, int, str]]:
@@ -168,6 +179,15 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
                    + (f", {stale} stale" if stale else "") + also, names)
 
 
+def gate(result: RunResult, note: str, lines: set[int]) -> list[str]:
+    """What the changed-lines gate reports on the edited lines: its uncovered items."""
+    from verifiers.changes import Changes, uncovered_on_changed_lines
+
+    one = replace(result, notes={note: result.notes[note]},
+                  changes=Changes({note: set(lines)}, root=result.notes_dir))
+    return uncovered_on_changed_lines(one)
+
+
 def _cascade(verdict) -> bool:
     """A claim ``blocked`` by a failed claim it uses (before ``blocked``: an ``error`` whose
     only complaint was that a claim it uses is not verified)."""
@@ -195,16 +215,16 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
         cache = tmp / "cache"
         originals = {e.note: (notes / e.note).read_bytes().decode("utf-8") for e in edits}
 
-        def check(note: str) -> list:
+        def check(note: str) -> RunResult:
             # as `notecheck check` does: the derandomised Hypothesis profile, so a property
             # claim gives the same verdict on every run (HYPOTHESIS_PROFILE still wins)
             with profiles.default("ci"):
-                return run(notes, claims_dir, lambda c: c.note == note, cache=cache).verdicts
+                return run(notes, claims_dir, lambda c: c.note == note, cache=cache)
 
         baseline: dict[str, dict[str, tuple]] = {}
         false_alarms: list[str] = []
         for note in sorted(originals):
-            verdicts = check(note)
+            verdicts = check(note).verdicts
             baseline[note] = {v.id: _key(v) for v in verdicts if not v.passed}
             false_alarms += [f"{note}: {v.id} {v.status}" for v in verdicts if not v.passed]
         outcomes = []
@@ -213,7 +233,9 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
             path = notes / edit.note
             path.write_bytes(text.encode("utf-8"))  # bytes: the note's line endings kept
             try:
-                outcome = classify(edit, lines, check(edit.note), baseline[edit.note])
+                result = check(edit.note)
+                outcome = classify(edit, lines, result.verdicts, baseline[edit.note])
+                outcome.gate = gate(result, edit.note, lines)
             finally:
                 path.write_bytes(originals[edit.note].encode("utf-8"))
             outcomes.append(outcome)
@@ -242,14 +264,16 @@ def table(result: Survey) -> str:
 
 def _kind_table(outcomes: list[Outcome]) -> list[str]:
     rows = [f"{'kind':<16}{'edits':>6}{'real verdict at line':>22}{'stale only':>12}"
-            f"{'(pointing at line)':>20}{'elsewhere only':>16}{'missed':>8}"]
+            f"{'(pointing at line)':>20}{'elsewhere only':>16}{'missed':>8}"
+            f"{'(gate: uncovered)':>19}"]
     kinds = [k for k in KINDS if any(o.edit.kind == k for o in outcomes)]
 
     def row(label: str, outs: list[Outcome]) -> str:
         n = {k: sum(o.outcome == k for o in outs) for k in OUTCOMES}
         pointing = sum(o.stale_at_line for o in outs)
+        gated = sum(bool(o.gate) for o in outs if o.outcome != REAL)
         return (f"{label:<16}{len(outs):>6}{n[REAL]:>22}{n[STALE]:>12}{pointing:>20}"
-                f"{n[ELSEWHERE]:>16}{n[MISSED]:>8}")
+                f"{n[ELSEWHERE]:>16}{n[MISSED]:>8}{gated:>19}")
 
     for kind in kinds:
         rows.append(row(kind, [o for o in outcomes if o.edit.kind == kind]))
@@ -268,7 +292,8 @@ def _tail(result: Survey) -> list[str]:
         rows.append("edits without a real verdict at the edited line:")
         width = max(len(o.edit.id) for o in others)
         for o in others:
-            rows.append(f"  {o.edit.id:<{width}}  {o.outcome:<9}  {o.detail}")
+            rows.append(f"  {o.edit.id:<{width}}  {o.outcome:<9}  {o.detail}"
+                        + (f"; gate: {len(o.gate)} uncovered on the line" if o.gate else ""))
     return rows
 
 
@@ -286,6 +311,7 @@ def as_json(result: Survey) -> dict:
         "edits": [{"id": o.edit.id, "kind": o.edit.kind, "note": o.edit.note,
                    "held_out": o.edit.held_out,
                    "why": o.edit.why, "outcome": o.outcome, "detail": o.detail,
-                   "stale_at_line": o.stale_at_line, "reactions": o.reactions}
+                   "stale_at_line": o.stale_at_line, "gate": o.gate,
+                   "reactions": o.reactions}
                   for o in result.outcomes],
     }
