@@ -250,3 +250,60 @@ def test_a_printed_index_that_is_not_an_integer_makes_no_copy(tmp_path, capsys, 
     code, _, data = _check(capsys)
     by_id = {c["id"]: c for c in data["claims"]}
     assert code == 1 and by_id["table"]["status"] in ("given", "verified")
+
+
+WORKED_NOTE = """第 1 章
+1.1 权重
+W = [[1.0, 2.0], [3.0, 4.0]]
+x = [1.0, 1.0]
+1.2 第 0 列
+y0 = 1.0×1.0 + 1.0×3.0 = 4.0
+y1 = 1.0×2.0 + 1.0×4.0 = 6.0
+"""
+
+WORKED_CLAIMS = """note: n.txt
+claims:
+  - id: given
+    kind: given
+    says: the weights and the input (given)
+    section: "1.1"
+    text: |
+      W = ⟨W⟩
+      x = ⟨x⟩
+  - id: worked
+    says: y = x W worked column by column; the products print x's entries and W's columns
+    section: "1.2"
+    text: |
+      y0 = ⟨f[0,0]⟩×⟨w[0,0]⟩ + ⟨f[0,1]⟩×⟨w[0,1]⟩ = ⟨y[0]⟩
+      y1 = ⟨f[1,0]⟩×⟨w[1,0]⟩ + ⟨f[1,1]⟩×⟨w[1,1]⟩ = ⟨y[1]⟩
+    uses: {W: given.W, x: given.x}
+    check:
+      f: "[x, x]"
+      w: transpose(W)
+      y: "[sum(f[0] * w[0]), sum(f[1] * w[1])]"
+"""
+
+
+def test_a_transposed_or_listed_printing_is_a_copy(tmp_path, capsys, monkeypatch):
+    """A worked product prints the given W column by column (``transpose(W)``) and the
+    input once per column (``[x, x]``): those are copies, so an edit of W's printing is
+    flagged at W (two printings of the entry disagree: both are flagged), not only at the
+    correct product that no longer matches it."""
+    root = _project(tmp_path, WORKED_NOTE)
+    (root / "claims" / "n" / "c.yaml").write_text(WORKED_CLAIMS, encoding="utf-8")
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    groups = copy_groups(claims)
+    assert [(c, n) for c, n, _ in groups[("given", "W")]] == [("worked", "w")]
+    assert [(c, n) for c, n, _ in groups[("given", "x")]] == [("worked", "f")]
+    monkeypatch.chdir(root)
+    assert _check(capsys)[0] == 0
+    (root / "notes" / "n.txt").write_text(WORKED_NOTE.replace("[3.0, 4.0]]", "[3.5, 4.0]]"),
+                                          encoding="utf-8")
+    code, lines, data = _check(capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    w = next(v for v in by_id["given"]["values"] if v["name"] == "W")
+    assert code == 1 and w["status"] == "discrepancy" and w["start"]["line"] == 3
+    assert "3:5 [[1.0, 2.0], [3.5, 4.0]] ✗" in w["message"] and "6:20 3.0 ✗" in w["message"]
+    copy_w = next(v for v in by_id["worked"]["values"] if v["name"] == "w[0,1]")
+    assert copy_w["status"] == "discrepancy" and copy_w["suggestion"] is None
