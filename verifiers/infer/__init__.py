@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifiers.coverage import coverage
+from verifiers.coverage.literals import coverage
 from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
@@ -30,7 +30,7 @@ from verifiers.infer.restate import repeat_candidates, restate_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
-from verifiers.run import RunResult
+from verifiers.verdicts import RunResult
 
 __all__ = ["Inference", "infer"]
 
