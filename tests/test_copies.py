@@ -169,3 +169,141 @@ def test_a_widened_copy_is_not_compared(tmp_path):
     notes = load_notes(root / "notes")
     claims, _ = load_claims(root / "claims", set(notes))
     assert ("given", "d") not in copy_groups(claims)
+
+
+ROWS_NOTE = """第 1 章
+1.1 表
+行0: [1.0, 2.0]
+行1: [3.0, 4.0]
+下标 k = 1，ids = [0, 1]
+1.2 查表
+第 1 行：[3.0, 4.0]
+第 0 行：[1.0, 2.0]
+1.3 再查
+取第 1 行：[3.0, 4.0]
+"""
+
+ROWS_CLAIMS = """note: n.txt
+claims:
+  - id: table
+    kind: given
+    says: a 2 × 2 table, an index k and a list of indices ids (given)
+    section: "1.1"
+    text: |
+      行0: ⟨T[0]⟩
+      行1: ⟨T[1]⟩
+      下标 k = ⟨k⟩，ids = ⟨ids⟩
+  - id: lookup
+    says: row k of the table and row ids[0], each picked by an index the note prints
+    section: "1.2"
+    text: |
+      第 ⟨kk⟩ 行：⟨row⟩
+      第 0 行：⟨row0⟩
+    uses: {T: table.T, k: table.k, ids: table.ids}
+    check:
+      kk: k
+      row: T[kk]
+      row0: T[ids[0]]
+  - id: again
+    says: row k again, picked through a printed index of another claim
+    section: "1.3"
+    text: 取第 1 行：⟨r⟩
+    uses: {T: table.T, k: table.k}
+    check: {r: "T[k]"}
+"""
+
+
+def _rows_project(tmp_path: Path, note: str) -> Path:
+    root = _project(tmp_path, note)
+    (root / "claims" / "n" / "c.yaml").write_text(ROWS_CLAIMS, encoding="utf-8")
+    return root
+
+
+def test_a_row_picked_by_a_printed_index_is_a_copy(tmp_path, capsys, monkeypatch):
+    """``T[kk]``, ``T[ids[0]]`` and ``T[k]`` print rows of the given table: their indices
+    are the integers the note prints, so an edit of the table's row is flagged at the
+    table (the two later copies agree with each other), not at the correct copies."""
+    root = _rows_project(tmp_path, ROWS_NOTE)
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    groups = copy_groups(claims)
+    assert [(c, n) for c, n, _ in groups[("table", "T")]] == [
+        ("lookup", "row"), ("lookup", "row0"), ("again", "r")]
+    monkeypatch.chdir(root)
+    assert _check(capsys)[0] == 0
+    edited = ROWS_NOTE.replace("行1: [3.0, 4.0]", "行1: [3.0, 4.4]")
+    (root / "notes" / "n.txt").write_text(edited, encoding="utf-8")
+    code, lines, data = _check(capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert code == 1
+    row1 = next(v for v in by_id["table"]["values"] if v["name"] == "T[1]")
+    assert row1["status"] == "discrepancy" and row1["start"]["line"] == 4
+    assert row1["suggestion"] == "[3.0, 4.0]"
+    assert by_id["lookup"]["status"] == "verified" and by_id["again"]["status"] == "verified"
+
+
+def test_a_printed_index_that_is_not_an_integer_makes_no_copy(tmp_path, capsys, monkeypatch):
+    """A row index printed as 0.5 picks no row: the lookup is checked on its own (an error
+    or a discrepancy of that claim), never compared as a copy."""
+    note = ROWS_NOTE.replace("下标 k = 1", "下标 k = 0.5")
+    monkeypatch.chdir(_rows_project(tmp_path, note))
+    code, _, data = _check(capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert code == 1 and by_id["table"]["status"] in ("given", "verified")
+
+
+WORKED_NOTE = """第 1 章
+1.1 权重
+W = [[1.0, 2.0], [3.0, 4.0]]
+x = [1.0, 1.0]
+1.2 第 0 列
+y0 = 1.0×1.0 + 1.0×3.0 = 4.0
+y1 = 1.0×2.0 + 1.0×4.0 = 6.0
+"""
+
+WORKED_CLAIMS = """note: n.txt
+claims:
+  - id: given
+    kind: given
+    says: the weights and the input (given)
+    section: "1.1"
+    text: |
+      W = ⟨W⟩
+      x = ⟨x⟩
+  - id: worked
+    says: y = x W worked column by column; the products print x's entries and W's columns
+    section: "1.2"
+    text: |
+      y0 = ⟨f[0,0]⟩×⟨w[0,0]⟩ + ⟨f[0,1]⟩×⟨w[0,1]⟩ = ⟨y[0]⟩
+      y1 = ⟨f[1,0]⟩×⟨w[1,0]⟩ + ⟨f[1,1]⟩×⟨w[1,1]⟩ = ⟨y[1]⟩
+    uses: {W: given.W, x: given.x}
+    check:
+      f: "[x, x]"
+      w: transpose(W)
+      y: "[sum(f[0] * w[0]), sum(f[1] * w[1])]"
+"""
+
+
+def test_a_transposed_or_listed_printing_is_a_copy(tmp_path, capsys, monkeypatch):
+    """A worked product prints the given W column by column (``transpose(W)``) and the
+    input once per column (``[x, x]``): those are copies, so an edit of W's printing is
+    flagged at W (two printings of the entry disagree: both are flagged), not only at the
+    correct product that no longer matches it."""
+    root = _project(tmp_path, WORKED_NOTE)
+    (root / "claims" / "n" / "c.yaml").write_text(WORKED_CLAIMS, encoding="utf-8")
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    groups = copy_groups(claims)
+    assert [(c, n) for c, n, _ in groups[("given", "W")]] == [("worked", "w")]
+    assert [(c, n) for c, n, _ in groups[("given", "x")]] == [("worked", "f")]
+    monkeypatch.chdir(root)
+    assert _check(capsys)[0] == 0
+    (root / "notes" / "n.txt").write_text(WORKED_NOTE.replace("[3.0, 4.0]]", "[3.5, 4.0]]"),
+                                          encoding="utf-8")
+    code, lines, data = _check(capsys)
+    by_id = {c["id"]: c for c in data["claims"]}
+    w = next(v for v in by_id["given"]["values"] if v["name"] == "W")
+    assert code == 1 and w["status"] == "discrepancy" and w["start"]["line"] == 3
+    assert "3:5 [[1.0, 2.0], [3.5, 4.0]] ✗" in w["message"] and "6:20 3.0 ✗" in w["message"]
+    copy_w = next(v for v in by_id["worked"]["values"] if v["name"] == "w[0,1]")
+    assert copy_w["status"] == "discrepancy" and copy_w["suggestion"] is None

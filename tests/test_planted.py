@@ -19,6 +19,8 @@ from benchmarks.planted.survey import (
     STALE,
     CorpusError,
     Edit,
+    Outcome,
+    Survey,
     _key,
     classify,
     load_corpus,
@@ -45,7 +47,8 @@ def test_edit_is_well_formed(edit: Edit):
     text = (ROOT / "notes" / edit.note).read_bytes().decode("utf-8")
     assert edit.replace != edit.find
     assert edit.why.strip() and "\n" not in edit.why.strip()
-    assert edit.source == f"{edit.kind}.yaml"
+    assert edit.source in (f"{edit.kind}.yaml", f"fresh-{edit.kind}.yaml")
+    assert edit.held_out == edit.source.startswith("fresh-")
     if edit.line is None:
         assert text.count(edit.find) == 1, "find must occur exactly once (or give line:)"
     else:
@@ -82,6 +85,32 @@ def test_end_to_end_two_edits():
     assert "line 803" in outcome["pl-mbm-quiz4-smaller"].detail
     printed = table(result)
     assert "arithmetic" in printed and "total" in printed and "false alarms" in printed
+
+
+def test_held_out_files_are_marked_and_counted_apart(tmp_path: Path):
+    """A file marked ``held_out: true`` marks its edits, the table prints them in a table of
+    their own, and a malformed mark is refused."""
+    (tmp_path / "a.yaml").write_text(
+        "edits:\n- {id: s, kind: arithmetic, note: n.txt, find: a, replace: b, why: w}\n")
+    (tmp_path / "fresh-a.yaml").write_text(
+        "held_out: true\nedits:\n- {id: h, kind: rounding, note: n.txt, find: a, replace: b,"
+        " why: w}\n")
+    edits = {e.id: e for e in load_corpus(tmp_path)}
+    assert not edits["s"].held_out and edits["h"].held_out
+    result = Survey([Outcome(edits["s"], REAL, "x"), Outcome(edits["h"], MISSED, "y")], [])
+    seen, held = table(result).split("held out")
+    assert "arithmetic" in seen and "rounding" not in seen.split("false alarms")[0]
+    assert "rounding" in held and "arithmetic" not in held.split("false alarms")[0]
+    # a missed edit that the changed-lines gate reports as uncovered is counted apart
+    gated = Outcome(edits["h"], MISSED, "y", gate=["n.txt:1:1: uncovered formula: a"])
+    text = table(Survey([gated], []))
+    assert text.splitlines()[2].split()[-1] == "1" and "gate: 1 uncovered" in text
+    (tmp_path / "fresh-a.yaml").write_text("held_out: yes please\nedits: []\n")
+    with pytest.raises(CorpusError):
+        load_corpus(tmp_path)
+    (tmp_path / "fresh-a.yaml").write_text("hold_out: true\nedits: []\n")
+    with pytest.raises(CorpusError):
+        load_corpus(tmp_path)
 
 
 def _verdict(cid: str, status: str, line: int | None = None, message: str = "") -> Verdict:

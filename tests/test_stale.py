@@ -182,3 +182,19 @@ def test_a_quoted_sentence_of_a_longer_line_is_compared_with_its_part_of_the_lin
                          [(0, len(note))])
     assert close.diff.startswith("… 而且每一行的和为 [-0-]{+1+}：$\\sum_jp_i")
     assert "[-⟪F⟫-]" not in close.diff
+
+
+def test_stale_after_a_hole_of_several_lines_points_at_the_edited_line():
+    """A hole that reads a matrix printed over three lines shifts the quote's lines against
+    the note's: the stale claim still points at the line where its quote stops matching
+    (held-out edit h-fo-mbm-head-scale-2 pointed at the matrix's last row)."""
+    from verifiers.holes import ResolveError, find
+
+    note = ("设\nX = [[1, 2],\n[3, 4],\n[5, 6]]\nQ = X · W → 3×2 矩阵\n"
+            "Z = softmax(Q/2) · V → 3×2 矩阵\n完\n")
+    quote = "X = ⟨X⟩\nQ = X · W → ⟨s[0]⟩×⟨s[1]⟩ 矩阵\nZ = softmax(Q/√⟨r⟩) · V → ⟨t[0]⟩×⟨t[1]⟩ 矩阵"
+    with pytest.raises(ResolveError) as err:
+        find(note, quote, [(0, len(note))])
+    assert err.value.where is not None
+    assert note.count("\n", 0, err.value.where) + 1 == 6
+    assert "[-√⟨r⟩-]{+2+}" in (err.value.hint or "")

@@ -42,28 +42,115 @@ from verifiers.verdicts import DISCREPANCY, GIVEN, VERIFIED, ValueVerdict, Verdi
 __all__ = ["copy_groups", "reconcile"]
 
 Hole = tuple[str, str]  # (claim id, hole name)
-Copy = tuple[str, str, tuple[int, ...]]  # (claim id, hole name, index of the part printed)
+Item = int | ex.Expr  # an index: a literal, or a printed index (``pi``) resolved per run
+
+
+@dataclass(frozen=True)
+class Rows:
+    """``[S0, S1, …]``: row k of the copy prints the part ``offsets[k]`` of the given value."""
+
+    offsets: tuple[tuple[Item, ...], ...]
+
+
+@dataclass(frozen=True)
+class Transposed:
+    """``transpose(S)``: entry (i, j) of the copy prints entry ``offset + (j, i)``."""
+
+    offset: tuple[Item, ...]
+
+
+Place = tuple[Item, ...] | Rows | Transposed  # where a copy's entries sit in the given value
+Copy = tuple[str, str, Place]  # (claim id, hole name, where its entries are in the given)
 _KEY = re.compile(r"^([^\[]+)(?:\[([\d,\s]+)\])?$")
 MAX_DEPTH = 64  # copies of copies followed at most this deep
 
 
-def _source(entry: tuple[ex.Expr, int] | None) -> tuple[str, tuple[int, ...]] | None:
+def _source(entry: tuple[ex.Expr, int] | None, symbolic: bool = False
+            ) -> tuple[str, tuple[Item, ...]] | None:
     """``X`` -> ("X", ()), ``X[1]`` -> ("X", (1,)), ``X[0, 2]`` / ``X[0][2]`` -> ("X", (0, 2));
-    any other expression computes something: None."""
+    any other expression computes something: None. With ``symbolic``, an index may also be a
+    name or an element of one (``L[pi]``, ``E[idx[2]]``: a row picked by a printed index),
+    kept as the expression and resolved from the verdicts (:func:`_resolve`)."""
     if entry is None:
         return None
     node, index = entry[0], ()
     while isinstance(node, ex.Index):
-        items = []
+        items: list[Item] = []
         for item in node.items:
-            if not (isinstance(item, ex.Num) and item.text.isdigit()):
+            if isinstance(item, ex.Num) and item.text.isdigit():
+                items.append(int(item.text))
+            elif symbolic and _name_of(item) is not None:
+                items.append(item)
+            else:
                 return None
-            items.append(int(item.text))
         node, index = node.target, (*items, *index)
     return (node.id, index) if isinstance(node, ex.Name) else None
 
 
-def _given(claims: dict[str, Claim], claim: Claim, name: str, index: tuple[int, ...] = (),
+def _name_of(item) -> str | None:
+    """The name an index item reads: ``pi`` or ``idx[2]`` (digit subscripts only)."""
+    if isinstance(item, ex.Name):
+        return item.id
+    if isinstance(item, ex.Index) and isinstance(item.target, ex.Name) and all(
+            isinstance(i, ex.Num) and i.text.isdigit() for i in item.items):
+        return item.target.id
+    return None
+
+
+def _resolve_place(place: Place, claim: Claim, verdicts: dict[str, Verdict]
+                   ) -> tuple[int, ...] | Rows | Transposed | None:
+    """A place with its printed indices resolved (see :func:`_resolve`)."""
+    if isinstance(place, Transposed):
+        at = _resolve(place.offset, claim, verdicts)
+        return None if at is None else Transposed(at)
+    if isinstance(place, Rows):
+        rows = [_resolve(o, claim, verdicts) for o in place.offsets]
+        return None if any(r is None for r in rows) else Rows(tuple(rows))  # type: ignore[arg-type]
+    return _resolve(place, claim, verdicts)
+
+
+def _resolve(offset: tuple[Item, ...], claim: Claim, verdicts: dict[str, Verdict]
+             ) -> tuple[int, ...] | None:
+    """A copy's offset with its printed indices (``pi``, ``idx[2]``) replaced by the integers
+    the note prints for them; None when one is not an integer printed and verified."""
+    out = []
+    for item in offset:
+        if isinstance(item, int):
+            out.append(item)
+            continue
+        name = _name_of(item)
+        sub = tuple(int(i.text) for i in item.items) if isinstance(item, ex.Index) else ()
+        holder, hole = claim.id, name
+        if name in claim.uses:
+            holder, hole = claim.uses[name].claim_id, claim.uses[name].hole
+        verdict = verdicts.get(holder)
+        value = _integer(verdict, hole, sub) if verdict is not None else None
+        if value is None:
+            return None
+        out.append(value)
+    return tuple(out)
+
+
+def _integer(verdict: Verdict, hole: str, sub: tuple[int, ...]) -> int | None:
+    """The integer a verdict's hole prints (its element ``sub``): ``hole[2]`` printed on its
+    own, or element 2 of ``hole`` printed whole."""
+    key = f"{hole}[{', '.join(map(str, sub))}]" if sub else hole
+    for x in verdict.values:
+        if x.status not in (GIVEN, VERIFIED) or x.name not in (key, hole):
+            continue
+        try:
+            numbers = read_value(x.printed, 0).numbers
+        except ResolveError:
+            return None
+        at = 0 if x.name == key else (sub[0] if len(sub) == 1 else -1)
+        if not 0 <= at < len(numbers) or (x.name == hole and len(sub) > 1):
+            return None
+        value = numbers[at].value
+        return int(value) if value.denominator == 1 and numbers[at].exact else None
+    return None
+
+
+def _given(claims: dict[str, Claim], claim: Claim, name: str, index: tuple[Item, ...] = (),
            depth: int = 0) -> Copy | None:
     """The given (input) hole, and the part of it, that a name of ``claim`` reads unchanged."""
     if depth > MAX_DEPTH:
@@ -95,14 +182,36 @@ def copy_groups(claims: Iterable[Claim]) -> dict[Hole, list[Copy]]:
     groups: dict[Hole, list[Copy]] = {}
     for claim in by_id.values():
         for name, entry in claim.check.items():
-            source = _source(entry)
-            if (source is None or source[0] == name or name not in claim.hole_names
-                    or name in claim.widen):  # a copy printed on purpose at another precision
-                continue
-            given = _given(by_id, claim, *source)
+            if name not in claim.hole_names or name in claim.widen:  # widen: a copy printed
+                continue  # on purpose at another precision
+            given = _member(by_id, claim, name, entry[0])
             if given is not None:
                 groups.setdefault(given[:2], []).append((claim.id, name, given[2]))
     return groups
+
+
+def _member(by_id: dict[str, Claim], claim: Claim, name: str, node: ex.Expr
+            ) -> Copy | None:
+    """The given hole a check prints again, and where: a name or part of one (``X[1]``,
+    ``L[pi]``), its transpose (``transpose(W)``: a worked product prints W's columns), or a
+    list of parts of one given value (``[Xi[r], Xi[r]]``)."""
+    if isinstance(node, ex.Call) and node.func == "transpose" and len(node.args) == 1:
+        inner = _member(by_id, claim, name, node.args[0])
+        if inner is None or not isinstance(inner[2], tuple):
+            return None
+        return (inner[0], inner[1], Transposed(inner[2]))
+    if isinstance(node, ex.ListLit) and node.items:
+        parts = [_member(by_id, claim, name, item) for item in node.items]
+        if any(p is None or not isinstance(p[2], tuple) for p in parts) or len(
+                {p[:2] for p in parts if p is not None}) != 1:
+            return None
+        first = parts[0]
+        assert first is not None
+        return (first[0], first[1], Rows(tuple(p[2] for p in parts if p is not None)))
+    source = _source((node, 0), symbolic=True)
+    if source is None or source[0] == name:
+        return None
+    return _given(by_id, claim, *source)
 
 
 @dataclass
@@ -111,7 +220,7 @@ class _Printing:
     value: ValueVerdict
     printed: Printed
     given: bool  # the given printing itself (the input hole), not a copy
-    offset: tuple[int, ...] = ()  # the part of the given value this hole prints
+    offset: tuple[int, ...] | Rows | Transposed = ()  # where its entries sit in the given
 
     @property
     def place(self) -> str:
@@ -126,7 +235,7 @@ def _index(key: str) -> tuple[int, ...]:
 
 
 def _elements(p: _Printing) -> dict[tuple[int, ...], PrintedNumber]:
-    base = p.offset + _index(p.value.name)
+    base = _index(p.value.name)
     shape = p.printed.shape
     out = {}
     for flat, number in enumerate(p.printed.numbers):
@@ -136,8 +245,24 @@ def _elements(p: _Printing) -> dict[tuple[int, ...], PrintedNumber]:
             local = (flat,)
         else:
             local = ()
-        out[base + local] = number
+        at = _in_given(p.offset, base + local)
+        if at is not None:
+            out[at] = number
     return out
+
+
+def _in_given(place: tuple[int, ...] | Rows | Transposed, index: tuple[int, ...]
+              ) -> tuple[int, ...] | None:
+    """The index in the given value of a copy's entry ``index`` (None: no such entry)."""
+    if isinstance(place, Transposed):
+        if len(index) < 2:
+            return None
+        return (*place.offset, index[1], index[0], *index[2:])  # type: ignore[misc]
+    if isinstance(place, Rows):
+        if not index or index[0] >= len(place.offsets):
+            return None
+        return (*place.offsets[index[0]], *index[1:])  # type: ignore[misc]
+    return place + index
 
 
 def _agree(a: PrintedNumber, b: PrintedNumber) -> bool:
@@ -145,8 +270,8 @@ def _agree(a: PrintedNumber, b: PrintedNumber) -> bool:
     return abs(a.value - b.value) <= slack
 
 
-def _printings(verdict: Verdict, name: str, given: bool, offset: tuple[int, ...] = ()
-               ) -> list[_Printing]:
+def _printings(verdict: Verdict, name: str, given: bool,
+               offset: tuple[int, ...] | Rows | Transposed = ()) -> list[_Printing]:
     out = []
     for x in verdict.values:
         m = _KEY.match(x.name)
@@ -165,6 +290,8 @@ def reconcile(verdicts: list[Verdict], claims: Iterable[Claim]) -> list[Verdict]
     if not groups:
         return verdicts
     position = {v.id: i for i, v in enumerate(verdicts)}
+    by_id = {c.id: c for c in claims}
+    by_verdict = {v.id: v for v in verdicts}
     out = list(verdicts)
     touched: dict[str, Verdict] = {}
 
@@ -183,7 +310,9 @@ def reconcile(verdicts: list[Verdict], claims: Iterable[Claim]) -> list[Verdict]
         printings = _printings(given_v, given_name, True)
         for claim_id, name, offset in members:
             if claim_id in position and verdicts[position[claim_id]].span is not None:
-                printings += _printings(verdicts[position[claim_id]], name, False, offset)
+                at = _resolve_place(offset, by_id[claim_id], by_verdict)
+                if at is not None:
+                    printings += _printings(verdicts[position[claim_id]], name, False, at)
         if len(printings) < 2 or not any(p.given for p in printings):
             continue
         _compare(printings, own, moved)

@@ -443,7 +443,7 @@ class Engine:
                 verdict.message = "; ".join(p.message for p in claim.problems)
             elif ev.failure.line is not None:  # an expression failed: point at its YAML line
                 verdict.claim_place = (ev.failure.line, 1)
-            if ev.failure.where is not None and ev.note is not None:  # stale: the closest line
+            if ev.failure.where is not None and ev.note is not None:  # stale: closest line
                 verdict.where = ev.note.position(ev.failure.where)
             verdict.root_cause = ev.failure.root
             return verdict
@@ -890,10 +890,11 @@ def part_of(value: Any, ref: HoleRef, printed: Printed) -> Any:
             piece = piece[i]
     except IndexError:
         raise ClaimFailure(ERROR, f"hole ⟨{ref.key}⟩: index out of range for the "
-                           f"computed value of shape {shape_of(value)}") from None
+                           f"computed value of shape {shape_of(value)}",
+                           where=printed.start) from None  # at the hole: the note prints more
     if shape_of(piece) != printed.shape:
         raise ClaimFailure(ERROR, f"hole ⟨{ref.key}⟩ prints shape {printed.shape} "
-                           f"but the check computes shape {shape_of(piece)}")
+                           f"but the check computes shape {shape_of(piece)}", where=printed.start)
     return piece
 
 

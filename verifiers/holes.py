@@ -410,12 +410,16 @@ def _not_found(text: str, quote: str, scopes: list[tuple[int, int]],
         failing = len(lines) - 1
     while failing is not None and failing < len(lines) - 1 and not lines[failing].strip():
         failing += 1
-    close = closest_line(text, quote, scopes)
+    stop = min(end for _, end in matched.values()) if len(matched) == 1 else None
+    close = None
+    if stop is not None and failing is not None and lines[failing].strip():
+        close = _line_after(text, stop, lines[failing])
+    if close is None:
+        close = closest_line(text, quote, scopes)
     hint, where = (close.diff, close.offset) if close else (None, None)
     if failing is None or len(lines) == 1 or not lines[failing].strip():
         return ResolveError("quoted text not found in the note", hint=hint, where=where)
     bad = lines[failing].strip()
-    stop = min(end for _, end in matched.values()) if len(matched) == 1 else None
     return ResolveError(f"quoted text not found in the note: quote line {failing + 1} "
                         f"{bad!r} does not match", hint=hint, where=where, at=stop)
 
@@ -477,6 +481,27 @@ def _lines(text: str, lo: int, hi: int) -> list[tuple[int, str]]:
             out.append((pos, raw))
         pos += len(raw) + 1
     return out
+
+
+def _line_after(text: str, stop: int, quoted: str) -> Closest | None:
+    """The note line right after where the quote's matched lines end, compared with the
+    quote line that fails there, when the two are alike. Why: a hole that reads several
+    note lines (a printed matrix) shifts the quote's lines against the note's, so aligning
+    line by line can point at the hole's last row instead of the edited line."""
+    start = text.find("\n", stop)
+    if start < 0:
+        return None
+    start += 1
+    while start < len(text) and text.startswith("\n", start):  # blank lines, as quotes skip them
+        start += 1
+    end = text.find("\n", start)
+    raw = text[start:end if end >= 0 else len(text)]
+    if not raw.strip() or len(raw) > MAX_LINE or _alike(_skeleton(quoted.strip()),
+                                                        _skeleton(raw)) < 0.5:
+        return None
+    diff, first_change = word_diff(quoted.strip(), raw.strip())
+    lead = len(raw) - len(raw.lstrip())
+    return Closest(start + lead + first_change, raw.strip(), diff)
 
 
 def closest_line(text: str, quote: str, scopes: list[tuple[int, int]]) -> Closest | None:

@@ -1,7 +1,10 @@
 """Planted-error survey: realistic one-error author edits of the notes, and what the suite says.
 
 The corpus is data: ``benchmarks/planted/<kind>.yaml``, each edit ``{id, kind, note, find,
-replace, why}`` (``line`` when ``find`` occurs more than once in the note). An edit is applied
+replace, why}`` (``line`` when ``find`` occurs more than once in the note). A file with
+``held_out: true`` at the top (``fresh-<kind>.yaml``) holds edits written before they were
+ever run; the table counts them apart, since the others were partly written after seeing
+what the suite misses. An edit is applied
 to a temporary copy of the notes, only that note's claims are run in-process (with a verdict
 cache shared across the edits, in a temporary folder, so claims the edit cannot reach are cache
 hits), and the outcome is classified:
@@ -15,6 +18,12 @@ hits), and the outcome is classified:
   ``error`` of a check that has no note position, e.g. a re-run program that gives NaN);
 - ``missed``: every claim of the note still passes.
 
+Apart from the outcome, each edit records what the changed-lines gate says about it
+(``notecheck check --changed-since`` fails on a number, formula, statement or procedure that no
+claim checks on a changed line, :func:`verifiers.changes.uncovered_on_changed_lines`): an edit
+that no claim judges may still stop there, as "uncovered", which says "nobody checks this
+line", never "this line is wrong". The table counts those among the edits without a real verdict.
+
 A *reaction* is a non-passing verdict that the unedited notes do not give (same claim, same
 status, same message): a claim that already fails on the unedited notes (a false alarm, which
 the survey reports separately) is not credited to an edit.
@@ -25,10 +34,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from verifiers.run import RunResult
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent
@@ -55,6 +68,7 @@ class Edit:
     why: str
     line: int | None = None
     source: str = ""  # file name of the corpus file
+    held_out: bool = False  # from a file marked ``held_out: true``
 
     def offset(self, text: str) -> int:
         """Where ``find`` starts in ``text``: its only occurrence, or the one on ``line``."""
@@ -84,6 +98,11 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
     edits: list[Edit] = []
     for path in sorted(folder.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if not isinstance(data, dict) or set(data) - {"edits", "held_out"}:
+            raise CorpusError(f"{path.name}: top level must be a mapping of edits (and held_out)")
+        held_out = data.get("held_out", False)
+        if not isinstance(held_out, bool):
+            raise CorpusError(f"{path.name}: held_out must be true or false")
         for entry in data.get("edits") or []:
             unknown = set(entry) - set(FIELDS) - {"line"}
             missing = [f for f in FIELDS if not isinstance(entry.get(f), str) or not entry[f]]
@@ -93,7 +112,8 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
             line = entry.get("line")
             if line is not None and (not isinstance(line, int) or line < 1):
                 raise CorpusError(f"{path.name}: {entry['id']}: line must be a positive integer")
-            edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name))
+            edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name,
+                              held_out=held_out))
     return edits
 
 
@@ -104,6 +124,7 @@ class Outcome:
     detail: str  # one line: what happened
     reactions: list[str] = field(default_factory=list)  # "id status" of the reacting claims
     stale_at_line: bool = False  # stale only, and a stale claim points at an edited line
+    gate: list[str] = field(default_factory=list)  # uncovered items on the edited lines
 
 
 def _value_lines(verdict) -> list[tuple[int, int, str]]:
@@ -158,6 +179,15 @@ def classify(edit: Edit, lines: set[int], verdicts: Iterable, baseline: dict[str
                    + (f", {stale} stale" if stale else "") + also, names)
 
 
+def gate(result: RunResult, note: str, lines: set[int]) -> list[str]:
+    """What the changed-lines gate reports on the edited lines: its uncovered items."""
+    from verifiers.changes import Changes, uncovered_on_changed_lines
+
+    one = replace(result, notes={note: result.notes[note]},
+                  changes=Changes({note: set(lines)}, root=result.notes_dir))
+    return uncovered_on_changed_lines(one)
+
+
 def _cascade(verdict) -> bool:
     """A claim ``blocked`` by a failed claim it uses (before ``blocked``: an ``error`` whose
     only complaint was that a claim it uses is not verified)."""
@@ -185,16 +215,16 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
         cache = tmp / "cache"
         originals = {e.note: (notes / e.note).read_bytes().decode("utf-8") for e in edits}
 
-        def check(note: str) -> list:
+        def check(note: str) -> RunResult:
             # as `notecheck check` does: the derandomised Hypothesis profile, so a property
             # claim gives the same verdict on every run (HYPOTHESIS_PROFILE still wins)
             with profiles.default("ci"):
-                return run(notes, claims_dir, lambda c: c.note == note, cache=cache).verdicts
+                return run(notes, claims_dir, lambda c: c.note == note, cache=cache)
 
         baseline: dict[str, dict[str, tuple]] = {}
         false_alarms: list[str] = []
         for note in sorted(originals):
-            verdicts = check(note)
+            verdicts = check(note).verdicts
             baseline[note] = {v.id: _key(v) for v in verdicts if not v.passed}
             false_alarms += [f"{note}: {v.id} {v.status}" for v in verdicts if not v.passed]
         outcomes = []
@@ -203,7 +233,9 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
             path = notes / edit.note
             path.write_bytes(text.encode("utf-8"))  # bytes: the note's line endings kept
             try:
-                outcome = classify(edit, lines, check(edit.note), baseline[edit.note])
+                result = check(edit.note)
+                outcome = classify(edit, lines, result.verdicts, baseline[edit.note])
+                outcome.gate = gate(result, edit.note, lines)
             finally:
                 path.write_bytes(originals[edit.note].encode("utf-8"))
             outcomes.append(outcome)
@@ -215,21 +247,42 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
 
 
 def table(result: Survey) -> str:
-    """The per-kind table, a total row, the false-alarm line and one line per non-real edit."""
+    """Per-kind tables (the held-out edits apart), the false-alarm line and one line per
+    non-real edit."""
+    seen = [o for o in result.outcomes if not o.edit.held_out]
+    held = [o for o in result.outcomes if o.edit.held_out]
+    rows: list[str] = []
+    if seen:
+        rows += _kind_table(seen)
+    if held:
+        if seen:
+            rows.append("")
+        rows.append("held out (fresh-*.yaml: written before their first run):")
+        rows += _kind_table(held)
+    return "\n".join(rows + _tail(result))
+
+
+def _kind_table(outcomes: list[Outcome]) -> list[str]:
     rows = [f"{'kind':<16}{'edits':>6}{'real verdict at line':>22}{'stale only':>12}"
-            f"{'(pointing at line)':>20}{'elsewhere only':>16}{'missed':>8}"]
-    kinds = [k for k in KINDS if any(o.edit.kind == k for o in result.outcomes)]
+            f"{'(pointing at line)':>20}{'elsewhere only':>16}{'missed':>8}"
+            f"{'(gate: uncovered)':>19}"]
+    kinds = [k for k in KINDS if any(o.edit.kind == k for o in outcomes)]
 
     def row(label: str, outs: list[Outcome]) -> str:
         n = {k: sum(o.outcome == k for o in outs) for k in OUTCOMES}
         pointing = sum(o.stale_at_line for o in outs)
+        gated = sum(bool(o.gate) for o in outs if o.outcome != REAL)
         return (f"{label:<16}{len(outs):>6}{n[REAL]:>22}{n[STALE]:>12}{pointing:>20}"
-                f"{n[ELSEWHERE]:>16}{n[MISSED]:>8}")
+                f"{n[ELSEWHERE]:>16}{n[MISSED]:>8}{gated:>19}")
 
     for kind in kinds:
-        rows.append(row(kind, [o for o in result.outcomes if o.edit.kind == kind]))
-    rows.append(row("total", result.outcomes))
-    rows.append("")
+        rows.append(row(kind, [o for o in outcomes if o.edit.kind == kind]))
+    rows.append(row("total", outcomes))
+    return rows
+
+
+def _tail(result: Survey) -> list[str]:
+    rows = [""]
     rows.append(f"false alarms (unedited notes, the edited notes' claims): "
                 f"{len(result.false_alarms)} non-passing verdicts"
                 + "".join(f"\n  {a}" for a in result.false_alarms))
@@ -239,8 +292,9 @@ def table(result: Survey) -> str:
         rows.append("edits without a real verdict at the edited line:")
         width = max(len(o.edit.id) for o in others)
         for o in others:
-            rows.append(f"  {o.edit.id:<{width}}  {o.outcome:<9}  {o.detail}")
-    return "\n".join(rows)
+            rows.append(f"  {o.edit.id:<{width}}  {o.outcome:<9}  {o.detail}"
+                        + (f"; gate: {len(o.gate)} uncovered on the line" if o.gate else ""))
+    return rows
 
 
 def as_json(result: Survey) -> dict:
@@ -250,8 +304,14 @@ def as_json(result: Survey) -> dict:
         "summary": {k: {o: sum(x.outcome == o for x in result.outcomes if x.edit.kind == k)
                         for o in OUTCOMES}
                     for k in KINDS if any(x.edit.kind == k for x in result.outcomes)},
+        "held_out_summary": {
+            k: {o: sum(x.outcome == o for x in result.outcomes
+                       if x.edit.kind == k and x.edit.held_out) for o in OUTCOMES}
+            for k in KINDS if any(x.edit.kind == k and x.edit.held_out for x in result.outcomes)},
         "edits": [{"id": o.edit.id, "kind": o.edit.kind, "note": o.edit.note,
+                   "held_out": o.edit.held_out,
                    "why": o.edit.why, "outcome": o.outcome, "detail": o.detail,
-                   "stale_at_line": o.stale_at_line, "reactions": o.reactions}
+                   "stale_at_line": o.stale_at_line, "gate": o.gate,
+                   "reactions": o.reactions}
                   for o in result.outcomes],
     }
