@@ -16,6 +16,7 @@ read: it is part of something larger than what the run shows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from verifiers.infer.candidate import Candidate, Check
@@ -68,13 +69,22 @@ def _runs(tokens: list[Token]) -> list[tuple[int, int]]:
     return runs
 
 
+_SPACING_RE = re.compile(r"(?:\\q?quad|\\[,;:! ])\s*$")
+
+
 def _glued_before(text: str, at: int) -> bool:
-    """Does a name or a closed group end right before ``at`` (``Q[0, 0]``, ``x``)?"""
+    """Does a name or a closed group end right before ``at`` (``Q[0, 0]``, ``x``)?
+
+    LaTeX spacing (``\\quad``, ``\\,``) separates: ``1.6487, \\quad e^{1.5} = …``."""
     k = at
     while k > 0 and text[k - 1] in " \t\u3000$":
         if text[k - 1] == "$":
             return False
         k -= 1
+        if k > 0 and text[k - 1] not in " \t\u3000$":
+            m = _SPACING_RE.search(text, max(0, k - 8), k)
+            if m is not None:
+                k = m.start()
     if k == 0:
         return False
     ch = text[k - 1]

@@ -41,7 +41,7 @@ _OPS = [("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("·", "*"), ("⋅", "*"
         ("*", "*"), ("÷", "/"), ("/", "/"), ("+", "+"), ("-", "-"), ("−", "-"), ("^", "^")]
 _FUNC_RE = re.compile(
     r"(?:\\operatorname\{|\\mathrm\{|\\)?"
-    r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean)\}?(?![A-Za-z])")
+    r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean|max|min)\}?(?![A-Za-z])")
 # ``\sigma(x)`` applied to a bracket is the logistic sigmoid in ML notes (a bare
 # ``\sigma`` or ``\sigma^2`` is a standard deviation: not a function).
 _SIGMA_RE = re.compile(r"\\sigma(?=\s*(?:\\left)?\()|σ(?=\()")
