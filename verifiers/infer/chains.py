@@ -202,6 +202,11 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
             plain = rel.text == "=" and left.ops > 0 and one_line and not left.implicit \
                 and not _word_after(text, _percent_end(text, lone.end))
             cand.checks.append(Check(name[lone.start], _percent(text, lone, left.text), plain))
+        elif left.lone is not None and right.ops > 0 and k == 0 and len(rels) == 1 \
+                and left.lone.start in uncovered:
+            # `112576 = 1792 + 36928 + 73856`: the result first; a reading, kept only verified
+            cand.checks.append(Check(name[left.lone.start], _percent(text, left.lone,
+                                                                     right.text), False))
         elif len(left.terms) == len(right.terms) > 1 and left.signs[0] == right.signs[0] \
                 and all(t.lone is not None for t in right.terms) \
                 and any(t.ops for t in left.terms):
