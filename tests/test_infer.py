@@ -74,6 +74,19 @@ def checks_of(text: str) -> list[str]:
     ("取值 $[1.0, 3.0, 8.0]$，平均值为 4.0。", "mean(v1)"),
     ("取值 [2, 4, 6, 9] 的方差为 6.6875。", "var(v1)"),
     ("the list [2, 4, 6, 9] has standard deviation 2.586.", "sqrt(var(v1))"),
+    ("左上块 max(1, 3, 4, 6) = 6。", "max(v1)"),
+    ("$$e^{0.5} = 1.6487, \\quad e^{1.5} = 4.4817$$", "exp(v3)"),  # \quad separates
+    ("前三行 112576 = 1792 + 36928 + 73856。", "v2 + v3 + v4"),  # the result first
+    ("共 524288 字节，约 0.5 MB。", "v1 * 1 / 1000000"),  # a unit read: MB as 10^6
+    ("按 float32 是 3211264 字节，约 3.06 MB（MiB）。", "v1 * 1 / 1048576"),  # or as 2^20
+    ("that is 201326592 bytes = 192 MiB per sequence.", "v1 * 1 / 1048576"),
+    ("$16 \\times 353453056$ bytes $\\approx 5.27$ GiB.", "(v1 * v2) * 1 / 1073741824"),
+    ("$D = 1638400000$ tokens (about 1.64B).", "v1 * 1 / 1000000000"),
+    ("一层 924844032 次，约 0.92 G。", "v1 * 1 / 1000000000"),
+    ("| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 155 |",
+     "v1 + v2"),  # a totals row
+    ("层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  128    36992\n"
+     "合计               38784", "v3 + v6"),  # a plain-text table: a column and its total
 ])
 def test_each_pattern_family_is_inferred_and_verified(tmp_path, monkeypatch, capsys, line,
                                                        check):
@@ -105,7 +118,11 @@ def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, mo
     "$\\sigma(0.5) = 0.7$ 。",  # σ is a reading: a wrong value is never pinned
     "| a | b |\n|---|---|\n| 2 | 5 |\n| 3 | 7 |",  # no column computes another
     "| n | m |\n|---|---|\n| 2 | 4 |\n| 3 | 10 |",  # x² in one row only: not a rule
-    "共 524288 字节，约 0.5 MB。",  # another unit: not verified, so not kept
+    "共 524288 字节，约 0.8 MB。",  # another unit read, and still not verified: not kept
+    "that is 50331648 bytes = 47 MiB per sequence.",  # no unit ratio gives 47
+    "| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 165 |",
+    "c1   5    7    11\nc2   3    2    13\n合计   9    10   25",  # wrong totals: a reading, never
+    # pinned, so nothing is written
     "样本 [1, 2, 3, 4] 的方差为 1.667。",  # the sample variance: var is the population's
     "第 3 个 token 贡献了 $2.3026 / 4.6051 = 40.0\\%$ 的损失。",  # \% read: 50.0 vs 0.5
 ])
@@ -188,6 +205,11 @@ def test_names_defined_earlier_in_the_section_are_read_through_definition_claims
      "1.3763"),
     ("1.1 例子\n一共 $2362368$ 个参数，约 236 万。\n", "236 万", "246 万"),
     ("1.1 例子\n$out = \\sigma(1.152257) = 0.759923$\n", "0.759923", "0.759823"),
+    ("1.1 例子\nthat is 201326592 bytes = 192 MiB per sequence.\n", "192 MiB", "193 MiB"),
+    ("1.1 例子\n| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| total | 155 |\n",
+     "| b | 35 |", "| b | 45 |"),
+    ("1.1 例子\n层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  64     36928\n"
+     "合计               38720\n", "36864  64     36928", "36864  64     36828"),
 ])
 def test_inferred_table_restated_and_sigmoid_claims_catch_a_later_edit(
         tmp_path, monkeypatch, capsys, note, old, new):
@@ -247,3 +269,42 @@ def test_values_put_into_a_symbolic_row_are_checked_against_their_definitions(
 def test_a_symbolic_row_of_another_shape_is_not_read(tmp_path, monkeypatch):
     note = SUBSTITUTED.replace("0.3 \\times 0.5 \\\\", "0.3 \\times 0.5 + 0 \\\\")
     assert "kind: given" not in infer(tmp_path, monkeypatch, note)
+
+
+PROGRAM = """1.1 例子
+下面的程序逐层算边长：
+
+def out_size(n, k, p, s):
+    return (n + 2 * p - k) // s + 1
+
+n = 224
+for k, p, s in [(7, 3, 2), (3, 1, 2)]:
+    n = out_size(n, k, p, s)
+    print(n)
+
+输出：
+112
+56
+"""
+
+
+def test_a_printed_programs_output_is_checked_by_running_it(tmp_path, monkeypatch, capsys):
+    """The program is read as it is now (a code hole) and run in the jail; its printed output
+    lines are holes. A wrong printed line is pinned for review at that line; a later edit of
+    the program that changes what it prints is a discrepancy at the printed value."""
+    text = infer(tmp_path, monkeypatch, PROGRAM)
+    assert "example: program_prints" in text and 'code: {from: "def out_size(n, k, p, s):"}' \
+        in text and "known:" not in text, text
+    assert "(7, 3, 2)" not in text  # the program is not quoted: its literals are its inputs
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(PROGRAM.replace("(3, 1, 2)]", "(3, 1, 1)]"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "n.txt:14:" in capsys.readouterr().out  # the printed 56, now 112
+
+
+def test_a_wrong_printed_output_line_is_pinned_for_review(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, PROGRAM.replace("\n56\n", "\n55\n"))
+    assert 'v2: {printed: "55", expected: "56", why: "inferred; review"}' in text, text
