@@ -107,7 +107,19 @@ def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, mo
     assert "known: inferred; review" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("note, pin", [
+    ("1.1 例子\n$\\eta = 3 \\times 10^{-4} \\times \\frac{500}{2000} = 7.5 \\times 10^{-4}$ and "
+     "more.\n", 'v4: {printed: "7.5 \\\\times 10^{-4}", expected: "7.5 \\\\times 10^{-5}"'),
+    ("1.1 例子\nY = 1×1 + 1×(−1) + 5×(−2)\n= 1 − 1 − 10\n= −6\n",
+     'v10: {printed: "−6", expected: "\\u221210"'),  # a step continued on the next line by `=`
+])
+def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, monkeypatch, note,
+                                                                    pin):
+    assert pin in infer(tmp_path, monkeypatch, note)
+
+
 @pytest.mark.parametrize("line", [
+    "that is 3 × 4 = 13 parameters in all.",  # a noun after the result: it counts something
     "每个头是 3 × 4 = 16 个参数。",  # 16 counts something else: a word follows the result
     "约为 3 × 4 ≈ 13。",  # an approximation is never pinned
     "平均 [1, 2, 3] 的平均为 5。",  # words can be misread: only verified is kept

@@ -91,14 +91,31 @@ def _glued_before(text: str, at: int) -> bool:
     return (ch.isascii() and (ch.isalnum() or ch in "_)]}'^.")) or ch in "）】"
 
 
+#: English words that join clauses: after a result they say nothing about what it counts
+#: (``= 7.5 \\times 10^{-5}$ and …``), unlike a noun (``= 16 parameters``).
+_JOINERS = re.compile(r"(?:and|or|but|so|which|while|then|since|because|thus|hence|here|"
+                      r"i\.e\.|e\.g\.)(?![A-Za-z])")
+
+
 def _word_after(text: str, at: int) -> bool:
     """Is the value at ``at`` followed by a word (``12 个参数``, ``8192$ 个数``)?"""
     k = at
     while k < len(text) and text[k] in " \t\u3000$":
         k += 1
-    if k >= len(text) or text[k] == "\n":
+    if k >= len(text) or text[k] == "\n" or _JOINERS.match(text, k):
         return False
     return text[k] not in _PUNCT and not text[k].isspace() and text[k] not in "=≈&\\"
+
+
+def _one_step(text: str, left: int, rel: int, end: int) -> bool:
+    """``a + b = c`` on one line, or ``a + b`` ending a line and ``= c`` (``&= c``) starting
+    the next: the relation itself says the two sides are one step."""
+    if "\n" not in text[left:end]:
+        return True
+    if "\n" in text[rel:end]:
+        return False
+    line_start = text.rfind("\n", 0, rel) + 1
+    return text[line_start:rel].strip() in ("", "&") and "\n" not in text[left:line_start - 1]
 
 
 def _glued_after(text: str, at: int) -> bool:
@@ -191,7 +208,8 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
         left, right = parsed[k], parsed[k + 1]
         if left is None or right is None:
             continue
-        one_line = "\n" not in text[segs[k][0].start:segs[k + 1][-1].end]
+        # one step: on one line, or continued on the next by a line that starts with `=`
+        one_line = _one_step(text, segs[k][0].start, rel.start, segs[k + 1][-1].end)
         lone = right.lone
         if lone is None and right.func and left.func == right.func and right.arg \
                 and right.arg.lone is not None:  # sin(0 / 10000^0) = sin(0): the arguments
