@@ -83,6 +83,8 @@ def checks_of(text: str) -> list[str]:
     ("$16 \\times 353453056$ bytes $\\approx 5.27$ GiB.", "(v1 * v2) * 1 / 1073741824"),
     ("$D = 1638400000$ tokens (about 1.64B).", "v1 * 1 / 1000000000"),
     ("一层 924844032 次，约 0.92 G。", "v1 * 1 / 1000000000"),
+    ("logits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]", "exp(v1)"),  # a vector pipeline
+    ("exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.242, 0.099]", "v1 / sum(v1)"),
     ("| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 155 |",
      "v1 + v2"),  # a totals row
     ("层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  128    36992\n"
@@ -132,6 +134,7 @@ def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, mo
     "| n | m |\n|---|---|\n| 2 | 4 |\n| 3 | 10 |",  # x² in one row only: not a rule
     "共 524288 字节，约 0.8 MB。",  # another unit read, and still not verified: not kept
     "that is 50331648 bytes = 47 MiB per sequence.",  # no unit ratio gives 47
+    "exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.262, 0.099]",  # no step fits every element
     "| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 165 |",
     "c1   5    7    11\nc2   3    2    13\n合计   9    10   25",  # wrong totals: a reading, never
     # pinned, so nothing is written
@@ -218,6 +221,7 @@ def test_names_defined_earlier_in_the_section_are_read_through_definition_claims
     ("1.1 例子\n一共 $2362368$ 个参数，约 236 万。\n", "236 万", "246 万"),
     ("1.1 例子\n$out = \\sigma(1.152257) = 0.759923$\n", "0.759923", "0.759823"),
     ("1.1 例子\nthat is 201326592 bytes = 192 MiB per sequence.\n", "192 MiB", "193 MiB"),
+    ("1.1 例子\nlogits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]\n", "2.718", "2.178"),
     ("1.1 例子\n| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| total | 155 |\n",
      "| b | 35 |", "| b | 45 |"),
     ("1.1 例子\n层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  64     36928\n"

@@ -5,7 +5,8 @@ Pipeline, one module per step:
 * :mod:`.tokens` -- the note's literals (coverage's exclusion rules applied, URLs
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
-  :mod:`.substitute`, :mod:`.units`, :mod:`.programs` -- the pattern families, each proposing
+  :mod:`.substitute`, :mod:`.units`, :mod:`.vectors`, :mod:`.programs` -- the pattern
+  families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -32,6 +33,7 @@ from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.units import unit_candidates
+from verifiers.infer.vectors import vector_candidates
 from verifiers.run import RunResult
 
 __all__ = ["Inference", "infer"]
@@ -87,7 +89,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     # units before restate: merged, the first check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
-                   unit_candidates, restate_candidates, repeat_candidates):
+                   unit_candidates, vector_candidates, restate_candidates, repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
