@@ -83,6 +83,8 @@ def checks_of(text: str) -> list[str]:
     ("$16 \\times 353453056$ bytes $\\approx 5.27$ GiB.", "(v1 * v2) * 1 / 1073741824"),
     ("$D = 1638400000$ tokens (about 1.64B).", "v1 * 1 / 1000000000"),
     ("一层 924844032 次，约 0.92 G。", "v1 * 1 / 1000000000"),
+    ("(224 + 6 − 7) / 2 = 223 / 2 = 111.5", "(v1 + v2 - v3)"),  # a part evaluated
+    ("3 × (3 × 3 × 256) = 3 × 2304 = 6912", "(v1 * v2 * v3)"),
     ("logits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]", "exp(v1)"),  # a vector pipeline
     ("exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.242, 0.099]", "v1 / sum(v1)"),
     ("| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 155 |",
@@ -143,6 +145,12 @@ def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, mo
 ])
 def test_ambiguous_or_explained_patterns_write_nothing(tmp_path, monkeypatch, line):
     assert infer(tmp_path, monkeypatch, f"1.1 例子\n{line}\n") == ""
+
+
+def test_a_part_evaluated_is_read_only_where_precedence_allows(tmp_path, monkeypatch):
+    """``2 × 3 + 4 = 2 × 7``: 7 is 3 + 4, but the left side is 10, not 14: never read."""
+    text = infer(tmp_path, monkeypatch, "1.1 例子\n错的：2 × 3 + 4 = 2 × 7 = 14\n")
+    assert "v1 + v2" not in checks_of(text) and "v3 + v4" not in checks_of(text), text
 
 
 def test_url_digits_and_constant_fractions_give_nothing(tmp_path, monkeypatch):
@@ -222,6 +230,7 @@ def test_names_defined_earlier_in_the_section_are_read_through_definition_claims
     ("1.1 例子\n$out = \\sigma(1.152257) = 0.759923$\n", "0.759923", "0.759823"),
     ("1.1 例子\nthat is 201326592 bytes = 192 MiB per sequence.\n", "192 MiB", "193 MiB"),
     ("1.1 例子\nlogits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]\n", "2.718", "2.178"),
+    ("1.1 例子\n(224 + 6 − 7) / 2 = 223 / 2 = 111.5\n", "= 223 /", "= 233 /"),
     ("1.1 例子\n| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| total | 155 |\n",
      "| b | 35 |", "| b | 45 |"),
     ("1.1 例子\n层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  64     36928\n"

@@ -89,7 +89,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     # units before restate: merged, the first check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
-                   unit_candidates, vector_candidates, restate_candidates, repeat_candidates):
+                   unit_candidates, restate_candidates, repeat_candidates, vector_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged

@@ -159,6 +159,39 @@ def _definitions(runs: list[list[Token]], section_of: Callable[[int], int]) -> l
     return out
 
 
+def _same(a: Token, b: Token) -> bool:
+    return a.kind == b.kind and a.text == b.text
+
+
+def _partial_step(left: list[Token], right: list[Token], name: dict[int, str],
+                  bind: Callable[[Token], Token | None]) -> tuple[Token, str] | None:
+    """``3 × (3 × 3 × 256 × 256) = 3 × 589824``, ``(224 + 6 − 7) / 2 = 223 / 2``: the two
+    sides agree but for one part of the left, evaluated to one value on the right. The
+    value is checked against that part (a reading of precedence: kept only verified)."""
+    n = 0
+    while n < min(len(left), len(right)) and _same(left[n], right[n]):
+        n += 1
+    m = 0
+    while m < min(len(left), len(right)) - n and _same(left[-1 - m], right[-1 - m]):
+        m += 1
+    mid_l, mid_r = left[n:len(left) - m], right[n:len(right) - m]
+    if len(mid_r) != 1 or mid_r[0].kind not in (NUM, VAL) or len(mid_l) < 2 or n + m == 0:
+        return None
+    part = parse_segment(mid_l, name, bind)
+    if part is None or part.ops == 0 or part.uses:
+        return None
+    grouped = mid_l[0].kind == LP and mid_l[-1].kind == RP and \
+        parse_segment(mid_l[1:-1], name, bind) is not None
+    # a whole term: `a + b × c = a + 6` (never `2 × 3 + 4 = 2 × 7`: precedence differs)
+    term = len(part.terms) <= 1 and (n == 0 or _sign(left[n - 1])) and \
+        (m == 0 or _sign(left[len(left) - m]))
+    return (mid_r[0], part.text) if grouped or term else None
+
+
+def _sign(tok: Token) -> bool:
+    return tok.kind == OP and tok.text in "+-"
+
+
 def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
                      section_of: Callable[[int], int] | None = None) -> list[Candidate]:
     """Candidates from every run of ``tokens``; only uncovered values become checked holes.
@@ -238,6 +271,10 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
                     expr = lt.text if ls == rs else f"-({lt.text})"
                     cand.checks.append(Check(name[tok.start], expr,
                                              plain and lt.ops > 0 and ls == rs))
+        else:
+            step = _partial_step(segs[k], segs[k + 1], name, bind)
+            if step is not None and step[0].start in uncovered:
+                cand.checks.append(Check(name[step[0].start], step[1], False))
     if not cand.checks:
         return None
     cand.holes = {name[t.start]: t for t in values}
