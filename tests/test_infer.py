@@ -333,3 +333,38 @@ def test_a_printed_programs_output_is_checked_by_running_it(tmp_path, monkeypatc
 def test_a_wrong_printed_output_line_is_pinned_for_review(tmp_path, monkeypatch):
     text = infer(tmp_path, monkeypatch, PROGRAM.replace("\n56\n", "\n55\n"))
     assert 'v2: {printed: "55", expected: "56", why: "inferred; review"}' in text, text
+
+
+BUDGET = """# Model
+
+| quantity | symbol | value |
+|---|---|---|
+| width | $d$ | 1024 |
+| context | $n$ | 2048 |
+
+# FLOPs
+
+| piece | formula | FLOPs |
+|---|---|---|
+| scores | $2 n^2 d$ | 8589934592 |
+| output | $2 n d^2$ | 4294967296 |
+"""
+
+
+def test_a_table_rows_formula_in_defined_names_is_checked(tmp_path, monkeypatch, capsys):
+    """``| scores | $2 n^2 d$ | 8589934592 |`` with ``n`` and ``d`` defined in another table:
+    the value is checked against the formula; an edited definition is a discrepancy."""
+    text = infer(tmp_path, monkeypatch, BUDGET)
+    assert text.count("kind: given") == 2 and "uses:" in text, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(BUDGET.replace("| 1024 |", "| 1000 |"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "discrepancy" in capsys.readouterr().out
+
+
+def test_a_wrong_table_formula_row_is_not_written(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, BUDGET.replace("8589934592", "8589934000"))
+    assert "| scores |" not in text and "| output | $⟨v1⟩ n d^⟨v2⟩$ | ⟨v3⟩ |" in text, text
