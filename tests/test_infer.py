@@ -85,6 +85,9 @@ def checks_of(text: str) -> list[str]:
     ("一层 924844032 次，约 0.92 G。", "v1 * 1 / 1000000000"),
     ("(224 + 6 − 7) / 2 = 223 / 2 = 111.5", "(v1 + v2 - v3)"),  # a part evaluated
     ("3 × (3 × 3 × 256) = 3 × 2304 = 6912", "(v1 * v2 * v3)"),
+    ("| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.125 |\n| b | 3 | 0.375 |\n| c | 4 | 0.5 |",
+     "v3 / (v1 + v3 + v5)"),  # a column's share of its total
+    ("总和\t次数\t概率\n−2\t1\t0.25\n0\t2\t0.5\n2\t1\t0.25", "v3 / (v1 + v3 + v5)"),  # tabs
     ("logits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]", "exp(v1)"),  # a vector pipeline
     ("exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.242, 0.099]", "v1 / sum(v1)"),
     ("| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 155 |",
@@ -137,6 +140,7 @@ def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, mo
     "共 524288 字节，约 0.8 MB。",  # another unit read, and still not verified: not kept
     "that is 50331648 bytes = 47 MiB per sequence.",  # no unit ratio gives 47
     "exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.262, 0.099]",  # no step fits every element
+    "| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.2 |\n| b | 3 | 0.475 |\n| c | 4 | 0.4 |",
     "| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 165 |",
     "c1   5    7    11\nc2   3    2    13\n合计   9    10   25",  # wrong totals: a reading, never
     # pinned, so nothing is written

@@ -68,14 +68,21 @@ def _rows(text: str) -> list[list[tuple[int, int]]]:
     return tables
 
 
-_GAP_RE = re.compile(r"\S+(?: \S+)*")
+_GAP_RE = re.compile(r"[^\s]+(?: [^\s]+)*")
 _TOTAL_RE = re.compile(r"^\W*(?:total|sum|all|合计|总计|总和|共计|总数|Σ)\W*$", re.IGNORECASE)
 MIN_TEXT_ROWS = 2  # data rows of a plain-text table
 
 
 def _text_cells(line: str, start: int) -> list[tuple[int, int]]:
-    """Cells of a plain-text table row: runs of text separated by two or more spaces."""
+    """Cells of a plain-text table row: runs of text separated by tabs or two or more
+    spaces."""
     return [(start + m.start(), start + m.end()) for m in _GAP_RE.finditer(line.rstrip())]
+
+
+def _aligned(cells: list[tuple[int, int]], start: int, cols: list[int], tabbed: bool) -> bool:
+    """Same number of cells; space-separated cells also start where the first row's do."""
+    return len(cells) == len(cols) and (tabbed or all(
+        abs(c[0] - start - x) <= 2 for c, x in zip(cells, cols, strict=True)))
 
 
 def _text_tables(text: str) -> list[tuple[list[list[tuple[int, int]]], list[tuple[int, int]]]]:
@@ -91,7 +98,8 @@ def _text_tables(text: str) -> list[tuple[list[list[tuple[int, int]]], list[tupl
     while k < len(lines):
         a, line = lines[k]
         first = _text_cells(line, a)
-        if len(first) < 3 or "  " not in line.strip():
+        tabbed = "\t" in line.strip()
+        if len(first) < 3 or not (tabbed or "  " in line.strip()):
             k += 1
             continue
         cols = [c[0] - a for c in first]
@@ -100,8 +108,7 @@ def _text_tables(text: str) -> list[tuple[list[list[tuple[int, int]]], list[tupl
         while j < len(lines):
             b, nxt = lines[j]
             cells = _text_cells(nxt, b)
-            if len(cells) != len(cols) or any(abs(c[0] - b - x) > 2
-                                               for c, x in zip(cells, cols, strict=True)):
+            if ("\t" in nxt.strip()) != tabbed or not _aligned(cells, b, cols, tabbed):
                 break
             rows.append(cells)
             j += 1
@@ -111,10 +118,14 @@ def _text_tables(text: str) -> list[tuple[list[list[tuple[int, int]]], list[tupl
             cells = _text_cells(nxt, b)
             if cells and _TOTAL_RE.match(text[cells[0][0]:cells[0][1]]):
                 totals = [(0, 0)] * len(cols)
-                for c in cells[1:]:
+                for i, c in enumerate(cells[1:], start=1):
                     near = min(range(len(cols)), key=lambda i: abs(c[0] - b - cols[i]))
-                    if abs(c[0] - b - cols[near]) <= 3:
+                    if tabbed and len(cells) == len(cols):
+                        totals[i] = c
+                    elif not tabbed and abs(c[0] - b - cols[near]) <= 3:
                         totals[near] = c
+        if not any(ch.isdigit() for ch in line) and len(rows) > MIN_TEXT_ROWS:
+            rows = rows[1:]  # a header row: words only
         if len(rows) >= MIN_TEXT_ROWS:
             out.append((rows, totals))
         k = max(j, k + 1)
@@ -211,6 +222,11 @@ def table_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
             found = _formula({j: c for j, c in cols.items() if j not in targets}, target,
                              results)
             if found is None:
+                share = _share(cols, target, results, targets)
+                if share is not None:
+                    targets.add(target)
+                    operands_used.add(share[0])
+                    _share_checks(cand, cols[share[0]], results, share[1], uncovered)
                 continue
             form, operands, good = found
             targets.add(target)
@@ -231,6 +247,32 @@ def table_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
         if cand.checks:
             out.append(cand)
     return out
+
+
+def _share(cols: dict[int, list[Cell]], target: int, results: list[Cell],
+           targets: set[int]) -> tuple[int, list[int]] | None:
+    """``| x | count | P |`` with ``P = count / (sum of counts)``: the column and its rows."""
+    for a, col in cols.items():
+        if a == target or a in targets:
+            continue
+        total = sum(c[1] for c in col)
+        if total:
+            good = _fits(results, [(c,) for c in col], lambda x, t=total: x / t)
+            if _enough(good, len(results)):
+                return a, good
+    return None
+
+
+def _share_checks(cand: Candidate, col: list[Cell], results: list[Cell], good: list[int],
+                  uncovered: set[int]) -> None:
+    names = [f"t{c[0].start}" for c in col]
+    cand.holes.update({n: c[0] for n, c in zip(names, col, strict=True)})
+    for k in good:
+        res = results[k][0]
+        if res.start in uncovered:
+            cand.holes[f"t{res.start}"] = res
+            cand.checks.append(Check(f"t{res.start}",
+                                     f"{names[k]} / ({' + '.join(names)})", False))
 
 
 def _total_candidate(tokens: list[Token], rows: list[list[tuple[int, int]]],
