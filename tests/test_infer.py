@@ -83,6 +83,7 @@ def checks_of(text: str) -> list[str]:
     ("$16 \\times 353453056$ bytes $\\approx 5.27$ GiB.", "(v1 * v2) * 1 / 1073741824"),
     ("$D = 1638400000$ tokens (about 1.64B).", "v1 * 1 / 1000000000"),
     ("一层 924844032 次，约 0.92 G。", "v1 * 1 / 1000000000"),
+    ("$1 + \\cos(\\pi / 4) = 1.7071$ 。", "v1 + cos(pi / v2)"),  # the constant pi
     ("(224 + 6 − 7) / 2 = 223 / 2 = 111.5", "(v1 + v2 - v3)"),  # a part evaluated
     ("3 × (3 × 3 × 256) = 3 × 2304 = 6912", "(v1 * v2 * v3)"),
     ("| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.125 |\n| b | 3 | 0.375 |\n| c | 4 | 0.5 |",
@@ -119,6 +120,8 @@ def test_a_wrong_result_in_an_unambiguous_step_is_pinned_for_review(tmp_path, mo
      "more.\n", 'v4: {printed: "7.5 \\\\times 10^{-4}", expected: "7.5 \\\\times 10^{-5}"'),
     ("1.1 例子\nY = 1×1 + 1×(−1) + 5×(−2)\n= 1 − 1 − 10\n= −6\n",
      'v10: {printed: "−6", expected: "\\u221210"'),  # a step continued on the next line by `=`
+    ("1.1 例子\n$1 + \\cos(\\pi / 4) = 1.7171$ here.\n",
+     'v3: {printed: "1.7171", expected: "1.7071"'),  # pi is exact: no rounding explains it
 ])
 def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, monkeypatch, note,
                                                                     pin):

@@ -19,8 +19,10 @@ from verifiers.notes import Literal, Note
 
 __all__ = ["Token", "tokenize", "allowed_literals"]
 
-NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME = (
-    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name")
+NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME, CONST = (
+    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name",
+    "const")
+_PI_RE = re.compile(r"\\pi(?![A-Za-z])|π")
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         return Token(FUNC, "sqrt", i, i + 1)
     if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
         return Token(FUNC, "exp", i, text.index("^", i) + 1)
+    m = _PI_RE.match(text, i, end)
+    if m:
+        return Token(CONST, "pi", i, m.end())  # the grammar's constant pi
     before = text[i - 1] if i else " "
     m = _NAME_RE.match(text, i, end)
     if m and not (before.isascii() and (before.isalnum() or before in "\\_")):
