@@ -230,6 +230,20 @@ def test_names_defined_earlier_in_the_section_are_read_through_definition_claims
     assert main(["check"]) == 0
 
 
+def test_a_name_defined_in_an_earlier_section_is_read_but_never_pinned(tmp_path, monkeypatch,
+                                                                         capsys):
+    note = ("1.1 例子\n设 $x_{i} = (2, 1)$ 。\n1.2 别处\n则 $x_{i} \\times 2 = (4, 2)$ 。\n"
+            "又 $x_{i} \\times 3 = (6, 4)$ 。\n")
+    text = infer(tmp_path, monkeypatch, note)
+    assert "uses:" in text and "(6, 4)" not in text and "known:" not in text, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(note.replace("(2, 1)", "(2, 2)"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1  # the definition edited: the product no longer agrees
+
+
 @pytest.mark.parametrize("note, old, new", [
     ("1.1 例子\n| p | -ln p |\n|---|---|\n| 0.5 | 0.6931 |\n| 0.25 | 1.3863 |\n", "1.3863",
      "1.3763"),

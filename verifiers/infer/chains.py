@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import Expr, parse_segment
@@ -209,12 +210,25 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
         here = run[0].start
         key = section_of(here) if section_of is not None else 0
 
-        def bind(tok: Token, here: int = here, key: int = key) -> Token | None:
+        far: set[int] = set()  # definitions read from an earlier section
+
+        def bind(tok: Token, here: int = here, key: int = key,
+                 far: set[int] = far) -> Token | None:
             found = [d for d in defs if d[0] == tok.text and d[1] == key and d[2] < here]
-            return found[-1][3] if found else None
+            if found:
+                return found[-1][3]
+            # a name defined in an earlier section (`W_q` in 2.2, used in 2.3): the latest
+            # definition before, a reading -- its checks are kept only when verified
+            found = [d for d in defs if d[0] == tok.text and d[2] < here]
+            if found:
+                far.add(found[-1][3].start)
+                return found[-1][3]
+            return None
 
         cand = _candidate(text, run, uncovered, bind)
         if cand is not None:
+            if any(t.start in far for t in cand.used_names().values()):
+                cand.checks = [replace(c, unambiguous=False) for c in cand.checks]
             out.append(cand)
     return out
 
