@@ -389,3 +389,10 @@ def test_a_table_rows_formula_in_defined_names_is_checked(tmp_path, monkeypatch,
 def test_a_wrong_table_formula_row_is_not_written(tmp_path, monkeypatch):
     text = infer(tmp_path, monkeypatch, BUDGET.replace("8589934592", "8589934000"))
     assert "| scores |" not in text and "| output | $⟨v1⟩ n d^⟨v2⟩$ | ⟨v3⟩ |" in text, text
+
+
+def test_a_program_drawing_random_numbers_is_never_pinned(tmp_path, monkeypatch):
+    note = PROGRAM.replace("n = 224\n", "import random\nn = 224 + 0 * random.random()\n")
+    note = note.replace("def out_size", "def out_size", 1).replace("\n56\n", "\n55\n")
+    text = infer(tmp_path, monkeypatch, note)
+    assert "known:" not in text, text

@@ -20,7 +20,8 @@ after an output marker (``输出：``, ``Output:``, ``It prints:`` …, or a fen
 block), up to a blank line or a line that is not a printed value.
 
 Running the note's own program is no reading of words, so a printed line that
-disagrees with what the program prints is unambiguous: it may be pinned for review.
+disagrees with what the program prints is unambiguous: it may be pinned for review --
+unless the program draws random numbers or reads the clock (then verified only).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ _START_RE = re.compile(r"(?:import \w|from [\w.]+ import |def \w+\(|class \w)")
 _MARKER_RE = re.compile(
     r"(?:输出|运行结果|打印结果|程序输出|output|it prints|this prints|prints|printed|result)"
     r"(?:如下|是)?\s*[：:]?\s*$", re.IGNORECASE)
+#: A program that draws random numbers or reads the clock or its environment may print
+#: other lines on another run: its outputs are kept only when verified, never pinned.
+_UNSTABLE_RE = re.compile(r"random|rand\(|randn|shuffle|time\.|datetime|uuid|input\(|"
+                          r"os\.|sys\.|torch\.manual_seed|np\.random")
 MAX_PROGRAM_LINES = 80  # a note's small program; a longer block is not read
 MAX_GAP = 3  # lines between the program's last line and the output marker
 
@@ -117,8 +122,10 @@ def _value_of_line(tokens: list[Token], a: int, b: int) -> Token | None:
 def program_blocks(text: str) -> list[tuple[int, int, int]]:
     """(first line index, end line index, start offset) of each printed program."""
     lines = _lines(text)
-    out = []
+    out: list[tuple[int, int, int]] = []
     for start in _program_starts(lines):
+        if out and start < out[-1][1]:
+            continue  # an `import` inside the program before
         end = _block_end(lines, start)
         if end is not None:
             out.append((start, end, lines[start][0]))
@@ -142,6 +149,7 @@ def program_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> l
         if not output:
             continue
         cand = Candidate("program", "inferred: the printed program prints the output shown")
+        stable = not _UNSTABLE_RE.search("\n".join(line for _, line in lines[start:end]))
         outputs = {}
         for index, k in enumerate(output, start=1):
             a = lines[k][0]
@@ -151,7 +159,7 @@ def program_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> l
             hole = f"v{len(cand.holes) + 1}"
             cand.holes[hole] = tok
             outputs[f"p{index}"] = f"line{index}"
-            cand.checks.append(Check(hole, f"p{index}", True))
+            cand.checks.append(Check(hole, f"p{index}", stable))
         if not cand.checks:
             continue
         first = lines[start][1].strip()
