@@ -396,3 +396,25 @@ def test_a_program_drawing_random_numbers_is_never_pinned(tmp_path, monkeypatch)
     note = note.replace("def out_size", "def out_size", 1).replace("\n56\n", "\n55\n")
     text = infer(tmp_path, monkeypatch, note)
     assert "known:" not in text, text
+
+
+ASSEMBLED = ("1.1 例子\nh_1 = tanh(1.0) = 0.7616\nh_2 = tanh(0.8808) = 0.7068\n"
+             "h_3 = tanh(−0.6466) = −0.5694\n隐状态序列 [0.7616, 0.7068, -0.5694]。\n")
+
+
+def test_an_array_assembled_from_values_computed_before_is_read_through_them(
+        tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, ASSEMBLED)
+    assert "隐状态序列 ⟨v1⟩" in text and text.count("kind: given") == 3, text
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    path = tmp_path / "notes" / "n.txt"
+    path.write_text(ASSEMBLED.replace("[0.7616, 0.7068", "[0.7616, 0.7086"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "n.txt:5:" in capsys.readouterr().out
+
+
+def test_small_integers_printed_again_are_no_assembled_array(tmp_path, monkeypatch):
+    note = "1.1 例子\n左上 = 6，右上 = 5，左下 = 8。\n结果 [6, 5, 8]。\n"
+    assert "结果 ⟨" not in infer(tmp_path, monkeypatch, note)

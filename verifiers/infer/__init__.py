@@ -5,9 +5,9 @@ Pipeline, one module per step:
 * :mod:`.tokens` -- the note's literals (coverage's exclusion rules applied, URLs
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
-  :mod:`.substitute`, :mod:`.formulas`, :mod:`.units`, :mod:`.vectors`, :mod:`.programs`
-  -- the pattern families, each proposing :class:`~.candidate.Candidate` claims over
-  *uncovered* values only;
+  :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
+  :mod:`.vectors`, :mod:`.programs` -- the pattern families, each proposing
+  :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
 * :mod:`.evaluate` -- the real loader and engine decide: verified is kept, an
@@ -23,6 +23,7 @@ from pathlib import Path
 
 from verifiers.coverage import coverage
 from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
+from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
@@ -89,6 +90,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += chain_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += formula_row_candidates(note.text, tokens, uncovered_outside, section_of)
+    candidates += assembled_candidates(note.text, tokens, uncovered_outside, section_of)
     # units before restate: merged, the first check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
                    unit_candidates, restate_candidates, repeat_candidates, vector_candidates):
