@@ -7,8 +7,8 @@ every number starts uncovered and only inferred claims cover anything:
 
 * the held-out fixtures ``tests/fixtures/infer/notes`` (written before the tool
   ran on them; ``PLANTED.md`` lists their planted errors);
-* the held-out Markdown notes ``benchmarks/heldout`` (study notes written by hand
-  before the tool ever ran on them; inference is never tuned to their wording);
+* the held-out notes ``benchmarks/heldout`` (Markdown and plain-text study notes written
+  by hand before the tool ever ran on them; inference is never tuned to their wording);
 * the same held-out notes with errors planted (``benchmarks/heldout/planted``, same
   file names; the planted lines are the lines that differ from the clean copy): a
   planted error is *caught* when inference on the planted copy pins a value on that
@@ -148,7 +148,7 @@ def main() -> int:
     print(f"  planted errors pinned as \"{REVIEW}\": {len(PLANTED & found)} of {len(PLANTED)}; "
           f"other pins: {len(found - PLANTED)}")
     rows, pins = measure(HELDOUT)
-    table("held-out Markdown notes (benchmarks/heldout, no claims)", rows)
+    table("held-out notes (benchmarks/heldout, no claims)", rows)
     for note, printed, line in sorted(pins):
         print(f"    pinned {note}:{line}: {printed}")
     held_false = sum(int(r["false_alarms"]) for r in rows)  # type: ignore[call-overload]
