@@ -86,6 +86,8 @@ def checks_of(text: str) -> list[str]:
     ("$1 + \\cos(\\pi / 4) = 1.7071$ 。", "v1 + cos(pi / v2)"),  # the constant pi
     ("(224 + 6 − 7) / 2 = 223 / 2 = 111.5", "(v1 + v2 - v3)"),  # a part evaluated
     ("3 × (3 × 3 × 256) = 3 × 2304 = 6912", "(v1 * v2 * v3)"),
+    ("设 $n = 2048$，$d = 1024$。\n$$\\frac{4n}{24d + 4n} = \\frac{8192}{24576 + 8192}$$",
+     "v2 * u25"),  # several parts, each a defined name put in (`4n` in math: 4 times n)
     ("| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.125 |\n| b | 3 | 0.375 |\n| c | 4 | 0.5 |",
      "v3 / (v1 + v3 + v5)"),  # a column's share of its total
     ("总和\t次数\t概率\n−2\t1\t0.25\n0\t2\t0.5\n2\t1\t0.25", "v3 / (v1 + v3 + v5)"),  # tabs

@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from difflib import SequenceMatcher
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import Expr, parse_segment
+from verifiers.infer.tables import table_definitions
 from verifiers.infer.tokens import (
     COMMA,
     LB,
@@ -164,29 +166,43 @@ def _same(a: Token, b: Token) -> bool:
     return a.kind == b.kind and a.text == b.text
 
 
-def _partial_step(left: list[Token], right: list[Token], name: dict[int, str],
-                  bind: Callable[[Token], Token | None]) -> tuple[Token, str] | None:
-    """``3 × (3 × 3 × 256 × 256) = 3 × 589824``, ``(224 + 6 − 7) / 2 = 223 / 2``: the two
-    sides agree but for one part of the left, evaluated to one value on the right. The
-    value is checked against that part (a reading of precedence: kept only verified)."""
-    n = 0
-    while n < min(len(left), len(right)) and _same(left[n], right[n]):
-        n += 1
-    m = 0
-    while m < min(len(left), len(right)) - n and _same(left[-1 - m], right[-1 - m]):
-        m += 1
-    mid_l, mid_r = left[n:len(left) - m], right[n:len(right) - m]
-    if len(mid_r) != 1 or mid_r[0].kind not in (NUM, VAL) or len(mid_l) < 2 or n + m == 0:
-        return None
-    part = parse_segment(mid_l, name, bind)
-    if part is None or part.ops == 0 or part.uses:
-        return None
-    grouped = mid_l[0].kind == LP and mid_l[-1].kind == RP and \
-        parse_segment(mid_l[1:-1], name, bind) is not None
-    # a whole term: `a + b × c = a + 6` (never `2 × 3 + 4 = 2 × 7`: precedence differs)
-    term = len(part.terms) <= 1 and (n == 0 or _sign(left[n - 1])) and \
-        (m == 0 or _sign(left[len(left) - m]))
-    return (mid_r[0], part.text) if grouped or term else None
+def _partial_steps(left: list[Token], right: list[Token], name: dict[int, str],
+                   bind: Callable[[Token], Token | None]) -> list[tuple[Token, Expr]]:
+    """``3 × (3 × 3 × 256) = 3 × 2304``, ``(224 + 6 − 7) / 2 = 223 / 2``,
+    ``\\frac{4n}{24d + 4n} = \\frac{8192}{24576 + 8192}``, ``d / h = 1024 / 16``: the two
+    sides agree token for token but for parts of the left, each evaluated to one value on
+    the right. Each value is checked against its part -- a bracketed group, a whole term
+    or a defined name, never a part that precedence would split (``2 × 3 + 4 = 2 × 7``);
+    a reading, kept only when verified. Any other difference: nothing."""
+    matcher = SequenceMatcher(a=[(t.kind, t.text) for t in left],
+                              b=[(t.kind, t.text) for t in right], autojunk=False)
+    opcodes = matcher.get_opcodes()
+    if not any(op == "equal" for op, *_ in opcodes):
+        return []
+    out = []
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            continue
+        mid_l, mid_r = left[i1:i2], right[j1:j2]
+        if op != "replace" or len(mid_r) != 1 or mid_r[0].kind not in (NUM, VAL):
+            return []
+        part = parse_segment(mid_l, name, bind)
+        if part is None or (part.ops == 0 and not part.uses):
+            return []
+        before = left[i1 - 1] if i1 else None
+        after = left[i2] if i2 < len(left) else None
+        grouped = (mid_l[0].kind == LP and mid_l[-1].kind == RP
+                   and parse_segment(mid_l[1:-1], name, bind) is not None) or \
+            (before is not None and before.kind == LP and after is not None
+             and after.kind == RP)
+        # a whole term: `a + b × c = a + 6` (never `2 × 3 + 4 = 2 × 7`: precedence differs)
+        term = len(part.terms) <= 1 and (before is None or before.kind == LP
+                                          or _sign(before)) and \
+            (after is None or after.kind == RP or _sign(after))
+        if not (grouped or term or part.ops == 0):
+            return []
+        out.append((mid_r[0], part))
+    return out
 
 
 def _sign(tok: Token) -> bool:
@@ -203,6 +219,9 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
     """
     runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
     defs = _definitions(runs, section_of) if section_of is not None else []
+    # a table row `| model width | $d$ | 1024 |` defines too (read as from another section)
+    rows = sorted([(n, -2, at, v) for n, at, v in table_definitions(text, tokens)]
+                  if section_of is not None else [], key=lambda d: d[2])
     out = []
     for run in runs:
         if not any(t.kind == REL for t in run):
@@ -219,7 +238,8 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
                 return found[-1][3]
             # a name defined in an earlier section (`W_q` in 2.2, used in 2.3): the latest
             # definition before, a reading -- its checks are kept only when verified
-            found = [d for d in defs if d[0] == tok.text and d[2] < here]
+            found = sorted([d for d in defs + rows if d[0] == tok.text and d[2] < here],
+                           key=lambda d: d[2])
             if found:
                 far.add(found[-1][3].start)
                 return found[-1][3]
@@ -251,6 +271,7 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
     if segs[-1] and (_glued_after(text, segs[-1][-1].end) or segs[-1][-1].kind == OP):
         parsed[-1] = None
     cand = Candidate("chain", "")
+    extra_uses: dict[str, Token] = {}
     for k, rel in enumerate(rels):
         left, right = parsed[k], parsed[k + 1]
         if left is None or right is None:
@@ -286,12 +307,14 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
                     cand.checks.append(Check(name[tok.start], expr,
                                              plain and lt.ops > 0 and ls == rs))
         else:
-            step = _partial_step(segs[k], segs[k + 1], name, bind)
-            if step is not None and step[0].start in uncovered:
-                cand.checks.append(Check(name[step[0].start], step[1], False))
+            for tok, part in _partial_steps(segs[k], segs[k + 1], name, bind):
+                if tok.start in uncovered:
+                    cand.checks.append(Check(name[tok.start], part.text, False))
+                    extra_uses.update(part.uses)
     if not cand.checks:
         return None
     cand.holes = {name[t.start]: t for t in values}
     cand.uses = {k: v for e in parsed if e is not None for k, v in e.uses.items()}
+    cand.uses.update(extra_uses)
     cand.says = "inferred: " + " ; ".join(f"{c.hole} = {c.expr}" for c in cand.checks)
     return cand

@@ -18,8 +18,7 @@ from collections.abc import Callable
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.chains import _definitions, _runs
 from verifiers.infer.parse import parse_segment
-from verifiers.infer.substitute import _table_definitions
-from verifiers.infer.tables import _rows
+from verifiers.infer.tables import _rows, table_definitions
 from verifiers.infer.tokens import NAME, NUM, OTHER, Token
 
 __all__ = ["formula_row_candidates"]
@@ -29,7 +28,7 @@ def formula_row_candidates(text: str, tokens: list[Token], uncovered: set[int],
                            section_of: Callable[[int], int]) -> list[Candidate]:
     runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
     defs = [(n, at, v) for n, _, at, v in _definitions(runs, section_of)]
-    defs += _table_definitions(text, tokens)
+    defs += table_definitions(text, tokens)
     defs.sort(key=lambda d: d[1])
     out = []
     for rows in _rows(text):

@@ -20,9 +20,9 @@ from fractions import Fraction
 
 from verifiers.holes import read_value
 from verifiers.infer.candidate import Candidate, Check
-from verifiers.infer.tokens import NUM, OP, OTHER, Token
+from verifiers.infer.tokens import NAME, NUM, OP, OTHER, Token
 
-__all__ = ["table_candidates"]
+__all__ = ["table_candidates", "table_definitions"]
 
 #: One-column formulas: (grammar text with ``a``, float function), simplest first.
 UNARY: list[tuple[str, Callable[[float], float]]] = [
@@ -316,3 +316,21 @@ def _formula(cols: dict[int, list[Cell]], target: int,
         if best is None or tight > best[0]:
             best = (tight, form, operands, good)
     return None if best is None else best[1:]
+
+
+def table_definitions(text: str, tokens: list[Token]) -> list[tuple[str, int, Token]]:
+    """``| $w_1$ | … | 0.2 |``, ``| model width | $d$ | 1024 |``: a row with exactly one cell
+    that is a lone printed number, and a first cell that is a lone name (else exactly one
+    such cell)."""
+    out = []
+    for rows in _rows(text):
+        for cells in rows:
+            inside = [[t for t in tokens if a <= t.start < b
+                       and not (t.kind == OTHER and t.text == "$")] for a, b in cells]
+            names = [c[0] for c in inside if len(c) == 1 and c[0].kind == NAME]
+            if inside and len(inside[0]) == 1 and inside[0][0].kind == NAME:
+                names = names[:1]  # `| $w_1$ | $i_1$ | $h_1$ | 0.2 |`: the row's own name first
+            numbers = [c[0] for c in inside if len(c) == 1 and c[0].kind == NUM]
+            if len(names) == 1 and len(numbers) == 1:
+                out.append((names[0].text, names[0].start, numbers[0]))
+    return out

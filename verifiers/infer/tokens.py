@@ -124,7 +124,8 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         return Token(CONST, "pi", i, m.end())  # the grammar's constant pi
     before = text[i - 1] if i else " "
     m = _NAME_RE.match(text, i, end)
-    if m and not (before.isascii() and (before.isalnum() or before in "\\_")):
+    if m and (not (before.isascii() and (before.isalnum() or before in "\\_"))
+              or (before.isdigit() and _in_math(text, i))):  # `$4n$`: 4 times n
         return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
     m = _SIGMA_RE.match(text, i, end)
     if m:
@@ -144,3 +145,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         if m:
             return Token(OTHER, m.group(), i, m.end())
     return Token(OTHER, ch, i, i + 1)
+
+
+def _in_math(text: str, i: int) -> bool:
+    """Is ``i`` inside ``$…$`` or ``$$…$$`` opened on its own line?"""
+    prefix = text[text.rfind("\n", 0, i) + 1:i]
+    return (prefix.count("$$") + prefix.replace("$$", "").count("$")) % 2 == 1
