@@ -256,10 +256,11 @@ def _share(cols: dict[int, list[Cell]], target: int, results: list[Cell],
         if a == target or a in targets:
             continue
         total = sum(c[1] for c in col)
-        if total:
-            good = _fits(results, [(c,) for c in col], lambda x, t=total: x / t)
-            if _enough(good, len(results)):
-                return a, good
+        # every row rounds to its printed digits: a share of a sum is an easy coincidence
+        # for short columns (`| 0.4 |`, `| 0.3 |`), so no row may be off
+        if total and all(abs(c[0][1] - x[1] / total) <= c[0][2] + 1e-12
+                         for c, x in zip([(r,) for r in results], col, strict=True)):
+            return a, list(range(len(results)))
     return None
 
 
