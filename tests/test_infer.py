@@ -145,6 +145,8 @@ def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, mo
     "共 524288 字节，约 0.8 MB。",  # another unit read, and still not verified: not kept
     "that is 50331648 bytes = 47 MiB per sequence.",  # no unit ratio gives 47
     "exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.262, 0.099]",  # no step fits every element
+    "| 步 | 梯度 | m | theta |\n|---|---|---|---|\n| 1 | 0.4 | 0.04 | 0.99 |\n"
+    "| 2 | -0.2 | 0.016 | 0.98734 |\n| 3 | 0.3 | 0.0444 | 0.98207 |",  # 0.3 ≈ θ₃ / Σθ: chance
     "| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.2 |\n| b | 3 | 0.475 |\n| c | 4 | 0.4 |",
     "| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 165 |",
     "c1   5    7    11\nc2   3    2    13\n合计   9    10   25",  # wrong totals: a reading, never
