@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from verifiers.coverage import COVERED, coverage
+from verifiers.coverage.literals import COVERED, coverage
 from verifiers.infer import infer
 from verifiers.infer.evaluate import REVIEW
 from verifiers.infer.write import write_inferred

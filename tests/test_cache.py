@@ -15,7 +15,7 @@ import pytest
 
 from tests.test_engine import CHAIN, NOTE, PIN, project
 from verifiers.cache import VerdictCache
-from verifiers.report_json import dumps
+from verifiers.report.json import dumps
 from verifiers.run import run
 from verifiers.schema import Claim
 

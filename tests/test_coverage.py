@@ -9,7 +9,7 @@ import pytest
 
 from tests.test_engine import project
 from verifiers.cli import main
-from verifiers.coverage import RULES, coverage
+from verifiers.coverage.literals import RULES, coverage
 from verifiers.notes import read_note
 from verifiers.run import run
 

@@ -183,7 +183,7 @@ def test_every_formula_statement_and_procedure_is_covered_or_waived(real_result,
     """The gate notices new meaning, not only new numbers: an uncovered formula, law-stating
     sentence or procedure in a real note fails (architecture-and-training's formulas: the
     count left to read, which may only go down)."""
-    from verifiers.meaning_coverage import classify_items
+    from verifiers.coverage.meaning import classify_items
 
     cov = classify_items(real_result, note)[kind]
     where = [f"{note}:{real_result.notes[note].position(it.start)[0]}: {it.text[:60]}"

@@ -61,7 +61,7 @@ def test_pytest_xdist_gives_the_same_verdicts_as_serial(tmp_path):
 
 def test_workers_give_the_same_report_bytes_as_one_process(tmp_path, monkeypatch):
     from verifiers import run as run_module
-    from verifiers.report_json import dumps
+    from verifiers.report.json import dumps
 
     monkeypatch.setattr(run_module, "PARALLEL_FROM", 0.0)  # fork even for a small selection
 

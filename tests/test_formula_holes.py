@@ -1,4 +1,4 @@
-"""A plain-text definition read and compared with tinygpt (verifiers/formulaholes.py)."""
+"""A plain-text definition read and compared with tinygpt (verifiers/formulas/holes.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.formulaholes import FormulaError, read_definition
+from verifiers.formulas.holes import FormulaError, read_definition
 
 REPO = Path(__file__).resolve().parents[1]
 MBM = "matrix-by-matrix.txt"

@@ -1,4 +1,4 @@
-"""Printings of one formula agree (verifiers/formulaprintings.py): a definition the note prints
+"""Printings of one formula agree (verifiers/formulas/printings.py): a definition the note prints
 more than once, read at every printing and compared, so an edit of one printing (a dropped
 root, a wrong matrix) is a discrepancy at that printing."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.formulaprintings import read_printing
+from verifiers.formulas.printings import read_printing
 
 REPO = Path(__file__).resolve().parents[1]
 AAT = "architecture-and-training.txt"

@@ -193,7 +193,7 @@ def test_define_and_assume_take_written_names(tmp_path):
 
 
 def test_a_waiver_takes_near_too(tmp_path):
-    from verifiers.coverage import WAIVED, coverage
+    from verifiers.coverage.literals import WAIVED, coverage
     from verifiers.run import run
 
     claims = tmp_path / "claims"

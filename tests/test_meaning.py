@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from verifiers.coverage.meaning import find_items
 from verifiers.meaning import find_formulas, find_procedures, find_statements
 from verifiers.meaning.formulas import is_formula
 from verifiers.meaning.statements import CUES_FILE, load_cues, states_law
-from verifiers.meaning_coverage import find_items
 from verifiers.notes import read_note
 
 NOTES = Path(__file__).resolve().parent.parent / "notes"

@@ -29,8 +29,9 @@ from tinygpt.backward import softmax_cross_entropy_grad
 from verifiers import profiles
 from verifiers.cli import main
 from verifiers.properties import laws_model, laws_softmax
-from verifiers.properties.catalog import CATALOG, FAILS, NAMES, LawKey, complete, law_key, law_label
+from verifiers.properties.catalog import CATALOG, NAMES, LawKey, complete, law_key, law_label
 from verifiers.properties.laws import LAWS
+from verifiers.properties.params import FAILS
 from verifiers.properties.runner import clear_cache, search
 from verifiers.properties.stated import stated_laws
 from verifiers.run import load_claims, run

@@ -39,7 +39,7 @@ def test_annotations_put_root_causes_first_and_stop_at_ten(tmp_path, capsys, mon
 
 
 def test_messages_are_escaped(tmp_path, capsys, monkeypatch):
-    from verifiers.report_github import _data, _property
+    from verifiers.report.github import _data, _property
 
     assert _data("50%\nnext") == "50%25%0Anext"
     assert _property("a:b,c") == "a%3Ab%2Cc"

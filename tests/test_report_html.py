@@ -26,8 +26,9 @@ from typing import Any
 
 import pytest
 
-from verifiers.report_html import build, mathml, write
-from verifiers.run import RunResult, run
+from verifiers.report.html import build, mathml, write
+from verifiers.run import run
+from verifiers.verdicts import RunResult
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ROOT / "reports"
@@ -176,7 +177,7 @@ def test_write_is_atomic_and_deterministic(real_result: RunResult, real_html: st
 
 BUILD_FROM_PICKLE = (
     "import pickle, sys\n"
-    "from verifiers.report_html import build\n"
+    "from verifiers.report.html import build\n"
     "sys.stdout.buffer.write(build(pickle.load(open(sys.argv[1], 'rb'))).encode('utf-8'))\n")
 
 

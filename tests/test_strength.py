@@ -6,7 +6,7 @@ import json
 
 from tests.test_engine import project
 from verifiers.cli import main
-from verifiers.coverage import coverage
+from verifiers.coverage.literals import coverage
 from verifiers.run import run
 
 NOTE = """1.1 例子

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from verifiers.cli import main
-from verifiers.report_github import _data, _property
+from verifiers.report.github import _data, _property
 from verifiers.textsafe import markdown_cell, printable, safe_stem
 
 NOTE = "第 1 章：例子\n1.1 求和\na = 0.25, b = 0.5\nsum = 0.25 + 0.5 = 0.75\n"

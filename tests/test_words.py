@@ -17,7 +17,8 @@ from tests.test_laws_statements import STATEMENT_FLIPS
 from verifiers import words
 from verifiers.cli import main
 from verifiers.holes import find
-from verifiers.properties.catalog import CATALOG, VOCAB_CLASSES
+from verifiers.properties.catalog import CATALOG
+from verifiers.properties.params import VOCAB_CLASSES
 from verifiers.properties.runner import clear_cache, search
 from verifiers.verdicts import DISCREPANCY, VERIFIED
 

@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifiers.coverage import KINDS, coverage
+from verifiers.coverage.literals import KINDS, coverage
+from verifiers.errors import InputError
 from verifiers.holes import ResolveError, find
 from verifiers.notes import Note
-from verifiers.run import InputError, RunResult
 from verifiers.schema import Claim
+from verifiers.verdicts import RunResult
 
 __all__ = ["Changes", "changes_since", "changed_claims", "uncovered_on_changed_lines"]
 

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from verifiers import lifecycle, profiles
 from verifiers.budget import CLAIM_SECONDS, RUN_SECONDS, Budget
+from verifiers.errors import InputError
 from verifiers.keywords import KeywordError, compile_keywords
-from verifiers.run import InputError, RunResult, run
+from verifiers.run import Narrow, run
 from verifiers.textsafe import printable, safe_stem
-from verifiers.verdicts import STATUSES, Verdict, after_roots, summary
+from verifiers.verdicts import STATUSES, RunResult, Verdict, after_roots, summary
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -40,7 +41,7 @@ def _seconds(text: str) -> float:
 
 def _kinds(text: str) -> tuple[str, ...]:
     """``--require formulas,statements``: kinds beyond the numbers that fail the gate."""
-    from verifiers.coverage import KINDS
+    from verifiers.coverage.literals import KINDS
 
     kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",") if k.strip()))
     unknown = [k for k in kinds if k not in KINDS]
@@ -153,7 +154,7 @@ def github_output(result: RunResult) -> None:
     """Annotations on stdout; the full list in ``$GITHUB_STEP_SUMMARY`` (or on stdout)."""
     import os
 
-    from verifiers.report_github import annotations, job_summary
+    from verifiers.report.github import annotations, job_summary
 
     for line in annotations(result):
         print(line)
@@ -165,14 +166,29 @@ def github_output(result: RunResult) -> None:
         print(job_summary(result), end="")
 
 
+def changed_since(rev: str | None, notes_dir: Path) -> Narrow | None:
+    """``--changed-since REV``: narrow the run to the claims the diff touches (and those that
+    use them); the git reading is the editing loop's (:mod:`verifiers.changes`)."""
+    if rev is None:
+        return None
+    from verifiers.changes import changed_claims, changes_since
+
+    def narrow(claims: list, notes: dict) -> tuple:
+        changes = changes_since(rev, notes_dir)
+        return changes, changed_claims(claims, notes, notes_dir, changes)
+
+    return narrow
+
+
 def check(args: argparse.Namespace) -> int:
     select = compile_keywords(args.keywords) if args.keywords else None
     from verifiers.cache import VerdictCache
     from verifiers.progress import for_stream
 
     cache = None if args.no_cache else VerdictCache.default_folder()
-    result = run(args.notes, args.claims, select, changed_since=args.changed_since, cache=cache,
-                 jobs=max(1, args.jobs), budget=Budget(args.claim_budget, args.run_budget),
+    result = run(args.notes, args.claims, select, changed_since(args.changed_since, args.notes),
+                 cache=cache, jobs=max(1, args.jobs),
+                 budget=Budget(args.claim_budget, args.run_budget),
                  progress=for_stream(sys.stderr, args.format != "github"))
     if args.format == "github":
         github_output(result)
@@ -185,7 +201,7 @@ def check(args: argparse.Namespace) -> int:
     print(summary_line(result))
     if args.json:
         from verifiers.files import write_output
-        from verifiers.report_json import dumps
+        from verifiers.report.json import dumps
 
         write_output(args.json, dumps(result))
     return EXIT_OK if all(v.passed for v in result.verdicts) and not new_text else EXIT_FAIL
@@ -208,8 +224,8 @@ def coverage(args: argparse.Namespace) -> int:
     procedures are listed either way."""
     import json
 
-    from verifiers.coverage import KINDS, coverage_json
-    from verifiers.coverage import coverage as classify
+    from verifiers.coverage.literals import KINDS, coverage_json
+    from verifiers.coverage.literals import coverage as classify
     from verifiers.files import write_output
 
     result = run(args.notes, args.claims, lambda claim: False)  # quotes only: no evaluation
@@ -333,7 +349,7 @@ def _scaffold_infer(result: RunResult, name: str, claims_dir: Path) -> int:
 def report(args: argparse.Namespace) -> int:
     """Write the HTML report; exit 0 once written (``check`` is the gate), 2 on bad input."""
     from verifiers.progress import for_stream
-    from verifiers.report_html import write
+    from verifiers.report.html import write
 
     result = run(args.notes, args.claims, progress=for_stream(sys.stderr))
     size = write(result, args.out)

@@ -189,7 +189,7 @@ def reconcile(verdicts: list[Verdict], claims: Iterable[Claim]) -> list[Verdict]
         _compare(printings, own, moved)
     if moved:
         _reroute(out, moved, own)
-    from verifiers.engine import settle
+    from verifiers.verdicts import settle
 
     for verdict in touched.values():
         settle(verdict)

@@ -27,6 +27,7 @@ from mpmath import iv, mp
 from verifiers import expr as ex
 from verifiers.arithmetic import routes as rt
 from verifiers.budget import Budget, BudgetExceeded
+from verifiers.claimtext import HoleRef, did_you_mean
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
 from verifiers.numbers import (
@@ -40,7 +41,7 @@ from verifiers.numbers import (
 )
 from verifiers.pins import apply_pin, same_text
 from verifiers.programs.jail import JailUnavailable
-from verifiers.schema import Claim, HoleRef, did_you_mean
+from verifiers.schema import Claim
 from verifiers.verdicts import (
     BLOCKED,
     DISCREPANCY,
@@ -49,9 +50,10 @@ from verifiers.verdicts import (
     KNOWN,
     STALE,
     VERIFIED,
+    ClaimFailure,
     ValueVerdict,
     Verdict,
-    worst,
+    settle,
 )
 
 DPS = 40
@@ -59,23 +61,6 @@ HAIR = Fraction(1, 10**30)
 
 POINT, INTERVAL = "point", "interval"
 FLOAT_SLACK = mpmath.mpf("1e-9")  # relative: float64 round-off of a small model example
-
-
-class ClaimFailure(Exception):
-    """A claim cannot be evaluated (status ``error``, ``stale``, or ``blocked`` by one that
-    cannot)."""
-
-    def __init__(self, status: str, message: str, line: int | None = None,
-                 depends_on_time: bool = False, where: int | None = None,
-                 root: str | None = None, root_status: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.line = line  # the claim file's line of the expression that failed, if one did
-        self.depends_on_time = depends_on_time  # a budget ran out, here or upstream
-        self.where = where  # a note offset: a stale quote's closest line, an ambiguous candidate
-        self.root = root  # blocked: the failed claim upstream where the failure starts
-        self.root_status = root_status  # ... and its status (stale or error)
 
 
 def _evaluate(entry: tuple[ex.Expr, int], scope: Mapping[str, Any], mode: str) -> Any:
@@ -606,32 +591,6 @@ class Engine:
             return None
         ref = next(h for h in ev.claim.holes if h.key == key)
         return self._value(ev, ref).status
-
-
-def settle(verdict: Verdict) -> Verdict:
-    """A claim's status, message, place and root cause from its values' (also after the
-    copies of a given value are compared: :mod:`verifiers.copies`)."""
-    failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
-    verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
-    verdict.root_cause = None
-    if failing:
-        first = next((v for v in failing if v.status == verdict.status), failing[0])
-        verdict.where = first.start
-        verdict.message = "; ".join(v.message for v in failing[:3])
-        if len(failing) > 3:
-            verdict.message += f"; and {len(failing) - 3} more"
-        roots = {v.root_cause for v in failing}
-        if None not in roots and verdict.id not in roots:
-            verdict.root_cause = sorted(roots)[0]
-    else:
-        verdict.where = verdict.span[0] if verdict.span else verdict.where
-        checked = sum(1 for v in verdict.values if v.status == VERIFIED)
-        verdict.message = f"{checked} value(s) verified"
-        if verdict.kind == "given":
-            verdict.message = f"{len(verdict.values)} input(s) read, nothing checked"
-        if verdict.kind == "property":
-            verdict.message = verdict.values[0].message  # "no counterexample in N examples"
-    return verdict
 
 
 # The modules a claim's checker needs, imported before its budget starts: a deadline must

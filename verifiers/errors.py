@@ -13,3 +13,7 @@ class ColumnError(Exception):
 
     def __str__(self) -> str:
         return self.message if self.col is None else f"{self.message} (column {self.col})"
+
+
+class InputError(Exception):
+    """Unreadable input (a missing folder, a note that is not UTF-8): exit code 2."""

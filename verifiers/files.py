@@ -291,3 +291,14 @@ def write_output(path: str | Path, text: str | bytes, *, unchanged: Snapshot | N
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise OutputError(path, f"cannot write: {reason}", exc.errno or errno.EIO) from None
+
+
+def display_path(path: Path) -> str:
+    """A path relative to the working directory when possible, with forward slashes."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        rel = str(path)
+    if rel.startswith(".."):
+        rel = str(path)
+    return rel.replace(os.sep, "/")

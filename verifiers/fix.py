@@ -26,8 +26,7 @@ from pathlib import Path
 
 from verifiers.files import OutputError, read_regular, snapshot, write_output
 from verifiers.notes import Note, normalize_text
-from verifiers.run import RunResult
-from verifiers.verdicts import DISCREPANCY, KNOWN, ValueVerdict, Verdict
+from verifiers.verdicts import DISCREPANCY, KNOWN, RunResult, ValueVerdict, Verdict
 
 __all__ = ["Edit", "plan", "rewritten", "unified_diff", "write_fixed"]
 

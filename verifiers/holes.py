@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from verifiers.claimtext import HOLE_RE, HoleRef
 from verifiers.numbers import (
     MANTISSA_PATTERN,
     NUMBER_PATTERN,
@@ -34,7 +35,6 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.parsers.abstract import Display
-from verifiers.schema import HOLE_RE, HoleRef
 from verifiers.words import word_ends
 
 _WS = r"\s"

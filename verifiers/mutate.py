@@ -16,8 +16,9 @@ from verifiers.arithmetic.edits import number_at
 from verifiers.arithmetic.routes import matches_a_route
 from verifiers.engine import Engine, flat
 from verifiers.notes import Note
-from verifiers.run import RunResult, load_claims, run
+from verifiers.run import load_claims, run
 from verifiers.schema import Claim
+from verifiers.verdicts import RunResult
 
 _DIGIT = re.compile(r"[0-9]")
 

@@ -3,8 +3,12 @@ symbolic claims (so neither has to import the other)."""
 
 from __future__ import annotations
 
-from verifiers.schema import Pin
+from typing import TYPE_CHECKING
+
 from verifiers.verdicts import DISCREPANCY, ERROR, FIXED, KNOWN, VERIFIED
+
+if TYPE_CHECKING:
+    from verifiers.schema import Pin
 
 __all__ = ["apply_pin", "same_text"]
 

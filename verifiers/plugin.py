@@ -37,7 +37,9 @@ class _Settings:
     def loaded(self) -> Any:
         """A RunResult with the notes, claims and waivers, and no verdicts yet."""
         if self._loaded is None and self.failure is None:
-            from verifiers.run import InputError, RunResult, load_claims, load_notes
+            from verifiers.errors import InputError
+            from verifiers.run import load_claims, load_notes
+            from verifiers.verdicts import RunResult
 
             try:
                 notes = load_notes(self.notes)
@@ -63,7 +65,8 @@ class _Settings:
 
     def verdicts(self) -> Any:
         if self.result is None and self.failure is None:
-            from verifiers.run import InputError, run
+            from verifiers.errors import InputError
+            from verifiers.run import run
 
             try:
                 self.result = run(self.notes, self.claims)
@@ -128,7 +131,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not rev or settings is None or settings.loaded() is None:
         return
     from verifiers.changes import changed_claims, changes_since
-    from verifiers.run import InputError
+    from verifiers.errors import InputError
 
     loaded = settings.loaded()
     try:
@@ -165,7 +168,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if result is None:
         message = f"notecheck: no HTML report: {settings.failure}"
     else:
-        from verifiers.report_html import write
+        from verifiers.report.html import write
 
         path = Path(config.invocation_params.dir) / target
         message = f"notecheck: wrote {target} ({write(result, path)} bytes)"
@@ -192,7 +195,8 @@ class ClaimFile(pytest.File):
             yield ClaimItem.from_parent(self, name=self.path.name, claim_id=None,
                                         failure=settings.failure)
             return
-        from verifiers.run import display_path, problem_verdict
+        from verifiers.files import display_path
+        from verifiers.run import problem_verdict
 
         mine = display_path(self.path)
         for problem in settings.problems:

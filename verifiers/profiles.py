@@ -37,7 +37,7 @@ def name(env: Mapping[str, str] | None = None) -> str:
     if not chosen:
         chosen = "ci" if env.get("CI") == "true" else "dev"
     if chosen not in PROFILES:
-        from verifiers.schema import did_you_mean
+        from verifiers.claimtext import did_you_mean
 
         raise ProfileError(f"unknown Hypothesis profile {chosen!r}{did_you_mean(chosen, PROFILES)}"
                            f"; use one of {', '.join(PROFILES)}")

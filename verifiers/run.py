@@ -10,53 +10,28 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifiers import lifecycle
 from verifiers.budget import Budget
 from verifiers.engine import Engine
-from verifiers.files import walk_files
+from verifiers.errors import InputError
+from verifiers.files import display_path, walk_files
 
 if TYPE_CHECKING:
     from verifiers.changes import Changes
     from verifiers.progress import Progress
 from verifiers.notes import Note, NoteError, read_note
 from verifiers.schema import Claim, LoadProblem, Waiver, load_claim_file
-from verifiers.verdicts import ERROR, Verdict
+from verifiers.verdicts import ERROR, RunResult, Verdict
 
 NOTE_SUFFIXES = (".txt", ".md")
 CLAIM_SUFFIXES = (".yaml", ".yml")
-
-
-class InputError(Exception):
-    """Unreadable input (a missing folder, a note that is not UTF-8): exit code 2."""
-
-
-@dataclass
-class RunResult:
-    verdicts: list[Verdict]
-    notes: dict[str, Note]
-    notes_dir: Path
-    claims_dir: Path
-    waivers: list[Waiver] = field(default_factory=list)
-    claims: list[Claim] = field(default_factory=list)
-    changes: Changes | None = None  # with --changed-since: the lines the diff touches
-
-    def note_path(self, note: str) -> str:
-        return display_path(self.notes_dir / note)
-
-
-def display_path(path: Path) -> str:
-    """A path relative to the working directory when possible, with forward slashes."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        rel = str(path)
-    if rel.startswith(".."):
-        rel = str(path)
-    return rel.replace(os.sep, "/")
+# ``--changed-since``: the caller narrows a run to the claims a diff touches. It gets the
+# loaded claims and notes and returns the diff's lines and the selection, so the run does
+# not import the editing loop's git reading (:mod:`verifiers.changes`, a later stage).
+Narrow = Callable[[list[Claim], dict[str, Note]], "tuple[Changes, Callable[[Claim], bool]]"]
 
 
 def load_notes(notes_dir: Path) -> dict[str, Note]:
@@ -110,12 +85,13 @@ def load_claims(claims_dir: Path, known_notes: set[str],
 
 def run(
     notes_dir: Path, claims_dir: Path, select: Callable[[Claim], bool] | None = None,
-    changed_since: str | None = None, cache: Path | None = None, jobs: int = 1,
+    narrow: Narrow | None = None, cache: Path | None = None, jobs: int = 1,
     budget: Budget | None = None, progress: Progress | None = None,
 ) -> RunResult:
     """Evaluate every (selected) claim; file-level problems become ``error`` verdicts.
 
-    With ``changed_since`` (a git revision) only the claims the diff touches run.
+    With ``narrow`` (``--changed-since``: :func:`verifiers.cli.changed_since`) only the
+    claims it selects run.
     With ``cache`` (a folder) verdicts are looked up by content first
     (:mod:`verifiers.cache`); a miss is evaluated and stored. With ``jobs`` > 1 the
     claims to evaluate are shared among that many forked workers (each claim's verdict
@@ -129,11 +105,8 @@ def run(
     waivers: list[Waiver] = []
     claims, problems = load_claims(claims_dir, set(notes), waivers)
     changes = None
-    if changed_since is not None:
-        from verifiers.changes import changed_claims, changes_since
-
-        changes = changes_since(changed_since, notes_dir)
-        touched = changed_claims(claims, notes, notes_dir, changes)
+    if narrow is not None:
+        changes, touched = narrow(claims, notes)
         keep = select
         select = touched if keep is None else (lambda c: keep(c) and touched(c))
     engine = Engine(notes, claims, budget)
@@ -167,7 +140,7 @@ def run(
     from verifiers.copies import reconcile
 
     verdicts = reconcile(verdicts, claims)  # the printings of each given value, compared
-    from verifiers.formulaprintings import reconcile as reconcile_formulas
+    from verifiers.formulas.printings import reconcile as reconcile_formulas
 
     verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
     if progress is not None:

@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.coverage import coverage
+from verifiers.coverage.literals import coverage
 from verifiers.holes import ResolveError, find
 from verifiers.notes import Literal, Note
-from verifiers.run import RunResult
+from verifiers.verdicts import RunResult
 
 __all__ = ["Stub", "render", "stubs"]
 

@@ -8,7 +8,6 @@ errors point at the YAML line that holds them.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -17,6 +16,7 @@ from typing import Any
 
 from verifiers import expr as ex
 from verifiers.arithmetic.routes import Hidden
+from verifiers.claimtext import HOLE_RE, NAME, HoleRef, did_you_mean
 from verifiers.files import read_regular
 from verifiers.yamlload import Node, YamlError, load
 
@@ -64,12 +64,6 @@ GIVEN_FORBIDS = ("uses", "where", "check", "widen", "known", "run", "code", "ite
 CONSTANTS = frozenset({"pi", "e"})
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
-NAME = r"[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*"
-HOLE_RE = re.compile(
-    r"⟨\s*(" + NAME + r")\s*(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\s*⟩"
-    r"|⟪\s*(" + NAME + r")\s*⟫"  # a formula hole (symbolic claims): LaTeX up to the next text
-    r"|⟦\s*(" + NAME + r")\s*⟧"  # a word hole (property claims): verifiers/words.py
-)
 HOLE_KEY_RE = re.compile(
     r"(" + NAME + r")(?:\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\])?\Z"
     r"|(" + NAME + r")(?:\.\d+)?\.step\d+\Z"  # a step of a formula hole: F.step2, F.1.step3
@@ -90,34 +84,6 @@ class LoadProblem:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: {self.message}"
-
-
-@dataclass(frozen=True)
-class HoleRef:
-    """One ``⟨name[i,j]⟩`` in a claim's text; ``index`` is () for the whole value.
-
-    ``formula`` marks a ``⟪name⟫`` hole, which binds LaTeX text, not a number; ``word`` a
-    ``⟦name⟧`` hole, which binds a word of the law vocabulary (verifiers/words.py).
-    """
-
-    name: str
-    index: tuple[int, ...]
-    formula: bool = False
-    word: bool = False
-
-    @classmethod
-    def from_match(cls, m: re.Match[str]) -> HoleRef:
-        if m.group(4):
-            return cls(m.group(4), (), True)
-        if m.group(5):
-            return cls(m.group(5), (), word=True)
-        return cls(m.group(1), tuple(int(g) for g in m.groups()[1:3] if g is not None))
-
-    @property
-    def key(self) -> str:
-        if not self.index:
-            return self.name
-        return f"{self.name}[{','.join(str(i) for i in self.index)}]"
 
 
 @dataclass(frozen=True)
@@ -208,8 +174,8 @@ class Claim:
     matrices: dict[str, tuple[int, int]] = field(default_factory=dict)  # symbolic: instance sizes
     upstream: str | None = None  # symbolic: the matrix whose loss gradient is given (R̄)
     restate: dict[str, Restatement] = field(default_factory=dict)  # hole -> our LaTeX + reason
-    printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulaprintings)
-    reference: dict[str, str] = field(default_factory=dict)  # hole -> formulaholes.REFERENCES
+    printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulas/printings.py)
+    reference: dict[str, str] = field(default_factory=dict)  # hole -> formulas.holes.REFERENCES
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
@@ -283,11 +249,6 @@ class ClaimFile:
     claims: list[Claim]
     problems: list[LoadProblem]
     waivers: list[Waiver] = field(default_factory=list)
-
-
-def did_you_mean(word: str, options: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(word, options, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _expression_text(node: Node) -> str:
@@ -785,7 +746,7 @@ class _FileValidator:
                              "of the text and the formula's label (text)", claim)
             else:
                 claim.printing[key] = value.value
-        from verifiers.formulaholes import REFERENCES
+        from verifiers.formulas.holes import REFERENCES
 
         for key, value in self.mapping(claim, node.value.get("reference"), "reference").items():
             if key not in claim.formulas or value.value not in REFERENCES:
@@ -882,7 +843,8 @@ class _FileValidator:
                 if value is not None:
                     self.problem(value.line, value.col, f"{key!r} needs kind: property", claim)
             return
-        from verifiers.properties.catalog import CATALOG, NAMES, ParamError
+        from verifiers.properties.catalog import CATALOG, NAMES
+        from verifiers.properties.params import ParamError
 
         for key in ("uses", "where", "check", "widen", "known", "run"):
             if key in node.value:

@@ -24,7 +24,8 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import DeadlineExceeded, can_bound, deadline, remaining
-from verifiers.fprimes import function_primes
+from verifiers.formulas.fprimes import function_primes
+from verifiers.formulas.vecdot import check_components, dot_products
 from verifiers.holes import Match
 from verifiers.indices import (
     IndexError_,
@@ -73,7 +74,6 @@ from verifiers.symbolic import (
     run_streaming,
     variance,
 )
-from verifiers.vecdot import check_components, dot_products
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
 
 EXPECTED = {"proved": "proved", "numeric": "numeric evidence"}
@@ -469,12 +469,12 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         own = restated.text if restated is not None else printed.text
         previous = (side, restated) if (side := _last_side(own)) is not None else None
         if name in claim.reference:  # a plain-text definition, evaluated against tinygpt
-            from verifiers.formulaholes import reference_value
+            from verifiers.formulas.holes import reference_value
 
             values.append(reference_value(claim, name, printed, note))
             continue
         if name in claim.printing:  # compared with its other printings after the run
-            from verifiers.formulaprintings import printing_value
+            from verifiers.formulas.printings import printing_value
 
             values.append(printing_value(claim, name, printed, note))
             continue

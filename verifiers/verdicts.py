@@ -1,8 +1,22 @@
-"""Verdict records: plain data shared by the CLI, the pytest plugin and the reports."""
+"""Verdict records: plain data shared by the CLI, the pytest plugin and the reports.
+
+Also what the checkers and the outputs share with the engine and the run, kept here so
+none of them imports those back: :class:`ClaimFailure`, :func:`settle` (a claim's status
+from its values') and :class:`RunResult`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from verifiers.files import display_path
+
+if TYPE_CHECKING:  # types only: the records sit below the stages that fill them
+    from pathlib import Path
+
+    from verifiers.changes import Changes
+    from verifiers.notes import Note
+    from verifiers.schema import Claim, Waiver
 
 VERIFIED = "verified"
 DISCREPANCY = "discrepancy"
@@ -74,6 +88,23 @@ class Verdict:
         return self.status in PASSING
 
 
+class ClaimFailure(Exception):
+    """A claim cannot be evaluated (status ``error``, ``stale``, or ``blocked`` by one that
+    cannot)."""
+
+    def __init__(self, status: str, message: str, line: int | None = None,
+                 depends_on_time: bool = False, where: int | None = None,
+                 root: str | None = None, root_status: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.line = line  # the claim file's line of the expression that failed, if one did
+        self.depends_on_time = depends_on_time  # a budget ran out, here or upstream
+        self.where = where  # a note offset: a stale quote's closest line, an ambiguous candidate
+        self.root = root  # blocked: the failed claim upstream where the failure starts
+        self.root_status = root_status  # ... and its status (stale or error)
+
+
 def worst(statuses: list[str]) -> str:
     return min(statuses, key=SEVERITY.__getitem__) if statuses else VERIFIED
 
@@ -112,3 +143,45 @@ def after_roots(verdicts: list[Verdict]) -> list[Verdict]:
     for v in verdicts:  # a ring of roots (cannot happen for blocked claims): keep them all
         place(v)
     return out
+
+
+def settle(verdict: Verdict) -> Verdict:
+    """A claim's status, message, place and root cause from its values' (also after the
+    copies of a given value are compared: :mod:`verifiers.copies`)."""
+    failing = [v for v in verdict.values if v.status not in (VERIFIED, GIVEN)]
+    verdict.status = worst([v.status for v in verdict.values if v.status != GIVEN])
+    verdict.root_cause = None
+    if failing:
+        first = next((v for v in failing if v.status == verdict.status), failing[0])
+        verdict.where = first.start
+        verdict.message = "; ".join(v.message for v in failing[:3])
+        if len(failing) > 3:
+            verdict.message += f"; and {len(failing) - 3} more"
+        roots = {v.root_cause for v in failing}
+        if None not in roots and verdict.id not in roots:
+            verdict.root_cause = sorted(roots)[0]
+    else:
+        verdict.where = verdict.span[0] if verdict.span else verdict.where
+        checked = sum(1 for v in verdict.values if v.status == VERIFIED)
+        verdict.message = f"{checked} value(s) verified"
+        if verdict.kind == "given":
+            verdict.message = f"{len(verdict.values)} input(s) read, nothing checked"
+        if verdict.kind == "property":
+            verdict.message = verdict.values[0].message  # "no counterexample in N examples"
+    return verdict
+
+
+@dataclass
+class RunResult:
+    """One run's verdicts with the notes and claims they came from (for every report)."""
+
+    verdicts: list[Verdict]
+    notes: dict[str, Note]
+    notes_dir: Path
+    claims_dir: Path
+    waivers: list[Waiver] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    changes: Changes | None = None  # with --changed-since: the lines the diff touches
+
+    def note_path(self, note: str) -> str:
+        return display_path(self.notes_dir / note)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifiers.coverage import coverage
+from verifiers.coverage.literals import coverage
 from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
 from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
@@ -36,7 +36,7 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.units import unit_candidates
 from verifiers.infer.vectors import vector_candidates
-from verifiers.run import RunResult
+from verifiers.verdicts import RunResult
 
 __all__ = ["Inference", "infer"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifiers.coverage import RULES
+from verifiers.coverage.literals import RULES
 from verifiers.holes import VALUE_PATTERN
 from verifiers.notes import Literal, Note
 

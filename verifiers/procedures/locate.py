@@ -21,9 +21,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from verifiers.claimtext import HOLE_RE, HoleRef
 from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
-from verifiers.schema import HOLE_RE, Claim, HoleRef
+from verifiers.schema import Claim
 
 __all__ = ["Step", "locate", "quote_spans", "read_steps"]
 

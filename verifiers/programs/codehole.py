@@ -97,8 +97,7 @@ def _scope(claim: Any, match: Any, note: Any) -> tuple[int, int]:
 
 def block_text(claim: Any, match: Any, note: Any) -> str:
     """The block's text, for the example; a block that is not there is ``stale``."""
-    from verifiers.engine import ClaimFailure
-    from verifiers.verdicts import STALE
+    from verifiers.verdicts import STALE, ClaimFailure
 
     ref: CodeRef = claim.code
     a, b = _scope(claim, match, note)

@@ -19,8 +19,9 @@ from hypothesis import Phase, Verbosity, errors, example, given, settings
 from verifiers import profiles
 from verifiers.holes import Match
 from verifiers.notes import Note
-from verifiers.properties.catalog import CATALOG, FAILS, complete, law_key, law_label
+from verifiers.properties.catalog import CATALOG, complete, law_key, law_label
 from verifiers.properties.laws import LAWS, Counterexample
+from verifiers.properties.params import FAILS
 from verifiers.properties.slots import known_words, read_words
 from verifiers.schema import Claim
 from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict

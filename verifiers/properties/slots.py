@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifiers import words
-from verifiers.properties.catalog import Spec
-from verifiers.schema import HOLE_RE, Claim, HoleRef, did_you_mean
+from verifiers.claimtext import HOLE_RE, HoleRef, did_you_mean
+from verifiers.properties.params import Spec
+
+if TYPE_CHECKING:
+    from verifiers.schema import Claim
 
 
 @dataclass(frozen=True)

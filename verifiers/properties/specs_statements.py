@@ -4,21 +4,16 @@ Law-stating sentences of the notes that no law of the catalog stated: parameters
 generation, BPE shortening a text, sizes proportional to V, the bigram's blindness to earlier
 tokens, the chain rule scoring every text, and maximum likelihood as minimum negative log.
 Light, like :mod:`.catalog` (no torch, no Hypothesis); the catalog appends :func:`specs` with
-one line, and imports happen inside the function so that neither module needs the other first.
+one line; both build from :mod:`.params`, so neither imports the other back.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from verifiers.properties.catalog import Spec
+from verifiers.properties.params import DIRECTION, EFFECT, Param, Spec, slot
 
 
 def specs() -> tuple[Spec, ...]:
     """The statements' specs, built from the catalog's parameter families."""
-    from verifiers.properties.catalog import DIRECTION, EFFECT, Param, Spec, slot
-
     return (
         Spec("generation-keeps-parameters", "generating tokens (greedy or sampled, with or "
              "without the KV cache) leaves every parameter of the model exactly as it was",

@@ -99,7 +99,7 @@ def reconcile(verdicts: list[Verdict], claims: Iterable[Claim]) -> list[Verdict]
     for (_, label), printings in sorted(groups.items()):
         printings.sort(key=lambda p: (p[1].start, verdicts[p[0]].id))
         _compare(label, printings, by_id, verdicts, own)
-    from verifiers.engine import settle
+    from verifiers.verdicts import settle
 
     for k in copied:
         settle(out[k])

@@ -14,7 +14,7 @@ notes' real lines:
   ``Example 2``, ``Figure 4``/``图 4``, ``Table 2``/``表 2``, ``第 3 步``.
 
 Formulas, sentences that state a law and procedures are classified too
-(:mod:`verifiers.meaning_coverage`), in ``NoteCoverage.kinds``; the JSON reports them
+(:mod:`verifiers.coverage.meaning`), in ``NoteCoverage.kinds``; the JSON reports them
 next to the numbers.
 """
 
@@ -24,12 +24,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from verifiers.coverage.meaning import KINDS, KindCoverage, claim_checks, classify_items
+from verifiers.coverage.strength import ORDER, Strengths, best
 from verifiers.holes import ResolveError, find
-from verifiers.meaning_coverage import KINDS, KindCoverage, classify_items
 from verifiers.notes import Literal, Note
-from verifiers.run import RunResult
 from verifiers.schema import Waiver
-from verifiers.strength import ORDER, Strengths, best
+from verifiers.verdicts import RunResult
 
 __all__ = ["KINDS", "NoteCoverage", "RULES", "WaiverProblem", "coverage", "coverage_json",
            "strength_json"]
@@ -185,8 +185,8 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
     checks something (a ``check``, a model ``run``, a symbolic formula), and holes that a
     claim which checks something uses. A claim of inputs (``kind: given``, a scaffolded
     stub) covers nothing by itself: only its holes a checking claim uses. Each span carries
-    its strength (:mod:`verifiers.strength`); a restatement of words covers nothing."""
-    used = {(u.claim_id, u.hole) for c in result.claims if _checks(c) and not c.problems
+    its strength (:mod:`verifiers.coverage.strength`); a restatement of words covers nothing."""
+    used = {(u.claim_id, u.hole) for c in result.claims if claim_checks(c) and not c.problems
             for u in c.uses.values()}
     spans = []
     for claim in result.claims:
@@ -198,7 +198,7 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
                          near=claim.near, after=claim.after)
         except ResolveError:
             continue  # a stale claim covers nothing
-        checks = _checks(claim)
+        checks = claim_checks(claim)
         for key, printed in match.values.items():
             hole = key.split("[")[0]
             if checks or (claim.id, hole) in used:
@@ -216,15 +216,6 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
                 trace = getattr(claim.code, "name", "") == "trace"
                 spans.append(Span(*span, "recomputed" if trace else "given", claim.id))
     return spans
-
-
-def _checks(claim) -> bool:
-    """Does the claim compare something with a computation (never ``kind: given``)?"""
-    if claim.kind == "given":
-        return False
-    return bool(claim.check) or bool(getattr(claim, "states", None)) \
-        or claim.kind in ("symbolic", "property", "procedure") \
-        or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 
 def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:
@@ -248,7 +239,7 @@ def _place(note: Note, text: str, start: int) -> dict[str, object]:
 
 
 def strength_json(cov: NoteCoverage) -> dict[str, object]:
-    """How the covered literals are checked (:mod:`verifiers.strength`); ``derived`` counts
+    """How the covered literals are checked (:mod:`verifiers.coverage.strength`); ``derived`` counts
     the ones the note derives (all but ``given``), ``recomputed_share`` the part of those
     recomputed; ``orphan_copies`` the copies whose original nothing recomputes."""
     counts = {how: sum(1 for s in cov.strength.values() if s == how) for how in ORDER}

@@ -8,9 +8,8 @@ appended to ``$GITHUB_STEP_SUMMARY`` when that is set.
 
 from __future__ import annotations
 
-from verifiers.run import RunResult
 from verifiers.textsafe import markdown_cell, printable
-from verifiers.verdicts import Verdict
+from verifiers.verdicts import RunResult, Verdict
 
 MAX_ANNOTATIONS = 10
 

@@ -8,8 +8,16 @@ from typing import Any
 from verifiers.properties.counts import property_counts
 
 # Moved to verifiers.files; the old name stays for callers on other branches.
-from verifiers.run import RunResult
-from verifiers.verdicts import KNOWN, PASSING, UNPARSED, Position, Verdict, after_roots, summary
+from verifiers.verdicts import (
+    KNOWN,
+    PASSING,
+    UNPARSED,
+    Position,
+    RunResult,
+    Verdict,
+    after_roots,
+    summary,
+)
 
 VERSION = 1
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from verifiers.holes import Match, ResolveError, find
 from verifiers.meaning import FINDERS, Item
 from verifiers.notes import Note
-from verifiers.run import RunResult
 from verifiers.schema import Claim
+from verifiers.verdicts import RunResult
 
 __all__ = ["KINDS", "KindCoverage", "classify_items", "item_kind"]
 
@@ -71,10 +71,14 @@ class _Spans:
         return k > 0 and self.max_end[k - 1] > start
 
 
-def _checks(claim: Claim) -> bool:
-    from verifiers.coverage import _checks as checks  # one rule: a run alone checks nothing
-
-    return checks(claim)
+def claim_checks(claim: Claim) -> bool:
+    """Does the claim compare something with a computation (never ``kind: given``)? One rule
+    for both coverages (:mod:`verifiers.coverage.literals` too): a run alone checks nothing."""
+    if claim.kind == "given":
+        return False
+    return bool(claim.check) or bool(getattr(claim, "states", None)) \
+        or claim.kind in ("symbolic", "property", "procedure") \
+        or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 
 def _match(note: Note, text: str, section: str | None, near: str | None,
@@ -135,12 +139,12 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     """Classify the items of one note against the run's claims and waivers."""
     note = result.notes[name]
     claim_spans = []
-    used = {(u.claim_id, u.hole) for c in result.claims if _checks(c) and not c.problems
+    used = {(u.claim_id, u.hole) for c in result.claims if claim_checks(c) and not c.problems
             for u in c.uses.values()}
     for claim in result.claims:
         if claim.note != name or claim.problems:
             continue
-        if _checks(claim):
+        if claim_checks(claim):
             claim_spans.extend(_quote_spans(note, claim))
         else:
             claim_spans.extend(_used_hole_spans(note, claim, used))

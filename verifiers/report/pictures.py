@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifiers.report_svg import heatmap, line_chart
-from verifiers.run import RunResult
-from verifiers.verdicts import Verdict
+from verifiers.report.svg import heatmap, line_chart
+from verifiers.verdicts import RunResult, Verdict
 
 __all__ = ["Picture", "pictures"]
 

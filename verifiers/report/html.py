@@ -14,7 +14,7 @@ link points into them. It shows
   verdict and linked to the claim's details (what it says, printed vs expected,
   local and global values, root cause, derivation steps in MathML, the message
   with any counterexample, the claim's YAML file and line); pictures where the
-  data allows (see :mod:`verifiers.report_pictures`).
+  data allows (see :mod:`verifiers.report.pictures`).
 
 Notes and claims are untrusted: every string is escaped, and MathML produced by
 ``latex2mathml`` is re-serialised through an element/attribute allow-list.
@@ -31,14 +31,20 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from verifiers.coverage import UNCOVERED, WAIVED, NoteCoverage, WaiverProblem, strength_json
-from verifiers.coverage import coverage as classify
-from verifiers.files import read_regular, write_output
+from verifiers.coverage.literals import (
+    UNCOVERED,
+    WAIVED,
+    NoteCoverage,
+    WaiverProblem,
+    strength_json,
+)
+from verifiers.coverage.literals import coverage as classify
+from verifiers.coverage.strength import ORDER as STRENGTHS
+from verifiers.files import display_path, read_regular, write_output
 from verifiers.notes import Note
-from verifiers.report_json import step_counts
-from verifiers.report_pictures import Picture, pictures
-from verifiers.run import RunResult, claim_paths, display_path
-from verifiers.strength import ORDER as STRENGTHS
+from verifiers.report.json import step_counts
+from verifiers.report.pictures import Picture, pictures
+from verifiers.run import claim_paths
 from verifiers.verdicts import (
     DISCREPANCY,
     ERROR,
@@ -50,6 +56,7 @@ from verifiers.verdicts import (
     STATUSES,
     UNPARSED,
     VERIFIED,
+    RunResult,
     ValueVerdict,
     Verdict,
 )
@@ -438,7 +445,7 @@ def _count_rows(groups: list[tuple[str, list[str]]], statuses: tuple[str, ...]) 
 
 
 def _strength_table(covs: list[NoteCoverage], note_label: Callable[[str], str]) -> list[str]:
-    """How the covered numbers are checked (verifiers/strength.py), one row per note."""
+    """How the covered numbers are checked (verifiers/coverage/strength.py), one row per note."""
     rows = []
     for cov in covs:
         s = strength_json(cov)
