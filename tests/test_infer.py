@@ -91,6 +91,8 @@ def checks_of(text: str) -> list[str]:
     ("| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.125 |\n| b | 3 | 0.375 |\n| c | 4 | 0.5 |",
      "v3 / (v1 + v3 + v5)"),  # a column's share of its total
     ("总和\t次数\t概率\n−2\t1\t0.25\n0\t2\t0.5\n2\t1\t0.25", "v3 / (v1 + v3 + v5)"),  # tabs
+    ("a 6000-character file came out at 1500 tokens, 4 characters per token.", "v1 / v2"),
+    ("With 80 GB over 8 GPUs, that is 10 GB per GPU.", "v1 / v2"),  # a rate
     ("logits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]", "exp(v1)"),  # a vector pipeline
     ("exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.242, 0.099]", "v1 / sum(v1)"),
     ("| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 155 |",
@@ -145,6 +147,7 @@ def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, mo
     "共 524288 字节，约 0.8 MB。",  # another unit read, and still not verified: not kept
     "that is 50331648 bytes = 47 MiB per sequence.",  # no unit ratio gives 47
     "exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.262, 0.099]",  # no step fits every element
+    "With 90 GB over 8 GPUs, that is 10 GB per GPU.",  # a wrong rate: a reading, not pinned
     "| 步 | 梯度 | m | theta |\n|---|---|---|---|\n| 1 | 0.4 | 0.04 | 0.99 |\n"
     "| 2 | -0.2 | 0.016 | 0.98734 |\n| 3 | 0.3 | 0.0444 | 0.98207 |",  # 0.3 ≈ θ₃ / Σθ: chance
     "| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.2 |\n| b | 3 | 0.475 |\n| c | 4 | 0.4 |",
@@ -256,6 +259,7 @@ def test_a_name_defined_in_an_earlier_section_is_read_but_never_pinned(tmp_path,
     ("1.1 例子\nthat is 201326592 bytes = 192 MiB per sequence.\n", "192 MiB", "193 MiB"),
     ("1.1 例子\nlogits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]\n", "2.718", "2.178"),
     ("1.1 例子\n(224 + 6 − 7) / 2 = 223 / 2 = 111.5\n", "= 223 /", "= 233 /"),
+    ("1.1 例子\nWith 80 GB over 8 GPUs, that is 10 GB per GPU.\n", "8 GPUs", "10 GPUs"),
     ("1.1 例子\n| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| total | 155 |\n",
      "| b | 35 |", "| b | 45 |"),
     ("1.1 例子\n层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  64     36928\n"
