@@ -75,6 +75,7 @@ def checks_of(text: str) -> list[str]:
     ("取值 [2, 4, 6, 9] 的方差为 6.6875。", "var(v1)"),
     ("the list [2, 4, 6, 9] has standard deviation 2.586.", "sqrt(var(v1))"),
     ("左上块 max(1, 3, 4, 6) = 6。", "max(v1)"),
+    ("交叉熵 −ln 0.705 ≈ 0.35。", "(-ln(v1))"),  # a leading minus is a sign
     ("$$e^{0.5} = 1.6487, \\quad e^{1.5} = 4.4817$$", "exp(v3)"),  # \quad separates
     ("前三行 112576 = 1792 + 36928 + 73856。", "v2 + v3 + v4"),  # the result first
     ("共 524288 字节，约 0.5 MB。", "v1 * 1 / 1000000"),  # a unit read: MB as 10^6
@@ -148,6 +149,7 @@ def test_a_joining_word_or_a_continued_line_still_pins_a_wrong_step(tmp_path, mo
     "that is 50331648 bytes = 47 MiB per sequence.",  # no unit ratio gives 47
     "exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.262, 0.099]",  # no step fits every element
     "With 90 GB over 8 GPUs, that is 10 GB per GPU.",  # a wrong rate: a reading, not pinned
+    "总数 − 3 = 6。",  # the word may be what 3 is subtracted from: a sign is never pinned
     "| 步 | 梯度 | m | theta |\n|---|---|---|---|\n| 1 | 0.4 | 0.04 | 0.99 |\n"
     "| 2 | -0.2 | 0.016 | 0.98734 |\n| 3 | 0.3 | 0.0444 | 0.98207 |",  # 0.3 ≈ θ₃ / Σθ: chance
     "| 结果 | 次数 | 概率 |\n|---|---|---|\n| a | 1 | 0.2 |\n| b | 3 | 0.475 |\n| c | 4 | 0.4 |",

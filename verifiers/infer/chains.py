@@ -267,7 +267,13 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
             segs[-1].append(t)
     parsed: list[Expr | None] = [parse_segment(s, name, bind) for s in segs]
     if segs[0] and (_glued_before(text, segs[0][0].start) or segs[0][0].kind == OP):
-        parsed[0] = None
+        if segs[0][0].text == "-" and not _glued_before(text, segs[0][0].start) \
+                and parsed[0] is not None:
+            # `交叉熵 −ln 0.705 ≈ 0.35`: a leading minus read as a sign -- though the word
+            # before may be what it subtracts from (`总数 − 3 = 5`): never pinned
+            parsed[0].implicit = True
+        else:
+            parsed[0] = None
     if segs[-1] and (_glued_after(text, segs[-1][-1].end) or segs[-1][-1].kind == OP):
         parsed[-1] = None
     cand = Candidate("chain", "")
