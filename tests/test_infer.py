@@ -94,6 +94,8 @@ def checks_of(text: str) -> list[str]:
     ("总和\t次数\t概率\n−2\t1\t0.25\n0\t2\t0.5\n2\t1\t0.25", "v3 / (v1 + v3 + v5)"),  # tabs
     ("a 6000-character file came out at 1500 tokens, 4 characters per token.", "v1 / v2"),
     ("With 80 GB over 8 GPUs, that is 10 GB per GPU.", "v1 / v2"),  # a rate
+    ("$E = 0.251995 + 0.020326 = 0.272321$. Most of it (about 92.5%) comes from o1.",
+     "v1 / v3"),  # a term's share of the sum just printed
     ("logits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]", "exp(v1)"),  # a vector pipeline
     ("exp = [7.389, 2.718, 1.105]\n概率 = [0.659, 0.242, 0.099]", "v1 / sum(v1)"),
     ("| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| **total** | 155 |",
@@ -167,6 +169,11 @@ def test_a_part_evaluated_is_read_only_where_precedence_allows(tmp_path, monkeyp
     """``2 × 3 + 4 = 2 × 7``: 7 is 3 + 4, but the left side is 10, not 14: never read."""
     text = infer(tmp_path, monkeypatch, "1.1 例子\n错的：2 × 3 + 4 = 2 × 7 = 14\n")
     assert "v1 + v2" not in checks_of(text) and "v3 + v4" not in checks_of(text), text
+
+
+def test_a_percentage_no_term_shares_is_not_read_as_a_share(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, "1.1 例子\n$3 + 1 = 4$, so about 70% of it.\n")
+    assert checks_of(text) == ["v1 + v2"], text  # 3/4 and 1/4 are not 70%
 
 
 def test_url_digits_and_constant_fractions_give_nothing(tmp_path, monkeypatch):
@@ -262,6 +269,8 @@ def test_a_name_defined_in_an_earlier_section_is_read_but_never_pinned(tmp_path,
     ("1.1 例子\nlogits = [2.0, 1.0, 0.1]\nexp = [7.389, 2.718, 1.105]\n", "2.718", "2.178"),
     ("1.1 例子\n(224 + 6 − 7) / 2 = 223 / 2 = 111.5\n", "= 223 /", "= 233 /"),
     ("1.1 例子\nWith 80 GB over 8 GPUs, that is 10 GB per GPU.\n", "8 GPUs", "10 GPUs"),
+    ("1.1 例子\nTotal $0.251995 + 0.020326 = 0.272321$, about 92.5% from o1.\n", "92.5%",
+     "95.2%"),
     ("1.1 例子\n| layer | FLOPs |\n|---|---|\n| a | 120 |\n| b | 35 |\n| total | 155 |\n",
      "| b | 35 |", "| b | 45 |"),
     ("1.1 例子\n层   权重   偏置   合计\nc1   1728   64     1792\nc2   36864  64     36928\n"

@@ -6,7 +6,8 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.rates`, :mod:`.programs` -- the pattern families, each proposing
+  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.programs` -- the pattern families,
+  each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -32,6 +33,7 @@ from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
 from verifiers.infer.restate import repeat_candidates, restate_candidates
+from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
@@ -92,10 +94,11 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += formula_row_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += assembled_candidates(note.text, tokens, uncovered_outside, section_of)
-    # units before restate: merged, the first check of a value wins (`… bytes, about 674 MiB`)
+    # units and shares (sieved against the printed digits) before restate: merged, the first
+    # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
-                   unit_candidates, restate_candidates, repeat_candidates, vector_candidates,
-                   rate_candidates):
+                   unit_candidates, share_candidates, restate_candidates, repeat_candidates,
+                   vector_candidates, rate_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
