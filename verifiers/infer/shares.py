@@ -51,8 +51,11 @@ def _sums(tokens: list[Token]) -> list[tuple[list[Token], Token]]:
 
 def share_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
     out = []
-    percents = [t for t in tokens if t.kind == NUM and t.text.rstrip().endswith("%")]
-    for terms, total in _sums([t for t in tokens if not (t.kind == OTHER and t.text == "$")]):
+    seq = [t for t in tokens if not (t.kind == OTHER and t.text == "$")]
+    # a percentage that is itself the result of a step (`= 6.1%`) is read by that step
+    percents = [t for k, t in enumerate(seq) if t.kind == NUM and t.text.rstrip().endswith("%")
+                and not (k and seq[k - 1].kind == REL)]
+    for terms, total in _sums(seq):
         s = _value(total)
         if s is None or s[0] == 0:
             continue
