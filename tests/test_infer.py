@@ -437,3 +437,9 @@ def test_an_array_assembled_from_values_computed_before_is_read_through_them(
 def test_small_integers_printed_again_are_no_assembled_array(tmp_path, monkeypatch):
     note = "1.1 例子\n左上 = 6，右上 = 5，左下 = 8。\n结果 [6, 5, 8]。\n"
     assert "结果 ⟨" not in infer(tmp_path, monkeypatch, note)
+
+
+def test_an_output_block_with_a_line_of_prose_is_never_pinned(tmp_path, monkeypatch):
+    """A line the program may not print shifts the lines: a disagreement is not pinned."""
+    note = PROGRAM.replace("输出：\n112\n", "输出：\n结果如下\n112\n")
+    assert "known:" not in infer(tmp_path, monkeypatch, note)

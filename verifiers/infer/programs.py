@@ -149,11 +149,14 @@ def program_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> l
         if not output:
             continue
         cand = Candidate("program", "inferred: the printed program prints the output shown")
-        stable = not _UNSTABLE_RE.search("\n".join(line for _, line in lines[start:end]))
+        values = [_value_of_line(tokens, lines[k][0], lines[k][0] + len(lines[k][1]))
+                  for k in output]
+        # pinned only when every output line is one printed value (a prose line in the
+        # block, not printed by the program, would shift the lines) and the run is stable
+        stable = all(v is not None for v in values) and \
+            not _UNSTABLE_RE.search("\n".join(line for _, line in lines[start:end]))
         outputs = {}
-        for index, k in enumerate(output, start=1):
-            a = lines[k][0]
-            tok = _value_of_line(tokens, a, a + len(lines[k][1]))
+        for index, tok in enumerate(values, start=1):
             if tok is None or tok.start not in uncovered:
                 continue
             hole = f"v{len(cand.holes) + 1}"
