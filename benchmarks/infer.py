@@ -7,8 +7,13 @@ every number starts uncovered and only inferred claims cover anything:
 
 * the held-out fixtures ``tests/fixtures/infer/notes`` (written before the tool
   ran on them; ``PLANTED.md`` lists their planted errors);
-* the held-out Markdown notes ``benchmarks/heldout`` (study notes written by hand
-  before the tool ever ran on them; inference is never tuned to their wording);
+* the held-out notes ``benchmarks/heldout`` (Markdown and plain-text study notes written
+  by hand before the tool ever ran on them; inference is never tuned to their wording);
+* the same held-out notes with errors planted (``benchmarks/heldout/planted``, same
+  file names; the planted lines are the lines that differ from the clean copy): a
+  planted error is *caught* when inference on the planted copy pins a value on that
+  line, and separately when the claims inferred from the clean copy, run against the
+  planted copy, report a discrepancy on that line (a release catching an author's edit);
 * the project's three real notes with all their claims removed -- the closest to
   a held-out measurement on real notes. Pins there are compared with the
   hand-written arithmetic claims' own discrepancies at the same place.
@@ -44,7 +49,7 @@ def measure(notes_src: Path) -> tuple[list[dict[str, object]], set[tuple[str, st
     """Infer on a copy of ``notes_src`` with no claims; one row per note, and the pins."""
     with tempfile.TemporaryDirectory(prefix="notecheck-infer-bench-") as tmp:
         notes, claims = Path(tmp) / "notes", Path(tmp) / "claims"
-        shutil.copytree(notes_src, notes, ignore=shutil.ignore_patterns("README.md"))
+        shutil.copytree(notes_src, notes, ignore=shutil.ignore_patterns("README.md", "planted"))
         claims.mkdir()
         names = sorted(run(notes, claims).notes)
         for name in names:  # one note at a time, as the command does
@@ -62,6 +67,58 @@ def measure(notes_src: Path) -> tuple[list[dict[str, object]], set[tuple[str, st
                          "false_alarms": sum(not v.passed for v in verdicts),
                          "pinned": len(pinned)})
         return rows, pins
+
+
+def _infer_into(notes: Path, claims: Path) -> None:
+    """Write every note's inferred claims into the (empty) ``claims`` folder."""
+    for name in sorted(run(notes, claims).notes):
+        write_inferred(claims, name, infer(run(notes, claims), name).entries())
+
+
+def planted_lines(clean: Path, planted: Path) -> dict[str, set[int]]:
+    """Per planted note: the 1-based lines that differ from its clean copy."""
+    out = {}
+    for path in sorted(planted.iterdir()):
+        if path.suffix in (".md", ".txt") and path.name != "PLANTED.md":
+            a = (clean / path.name).read_text(encoding="utf-8").split("\n")
+            b = path.read_text(encoding="utf-8").split("\n")
+            out[path.name] = {k + 1 for k, (x, y) in enumerate(zip(a, b, strict=True)) if x != y}
+    return out
+
+
+def measure_planted(clean: Path, planted: Path) -> dict[str, tuple[set[int], set[int], set[int]]]:
+    """Per note: (planted lines, lines pinned by inference on the planted copy, lines where
+    the clean copy's inferred claims report a discrepancy on the planted copy)."""
+    lines = planted_lines(clean, planted)
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="notecheck-infer-planted-") as tmp:
+        for name, where in lines.items():
+            base = Path(tmp) / Path(name).stem
+            for sub in ("clean", "planted", "c1", "c2"):
+                (base / sub).mkdir(parents=True)
+            shutil.copy(clean / name, base / "clean" / name)
+            shutil.copy(planted / name, base / "planted" / name)
+            _infer_into(base / "planted", base / "c1")
+            pins = {x.start[0] for v in run(base / "planted", base / "c1").verdicts
+                    for x in v.values if x.status == KNOWN and REVIEW in x.message}
+            _infer_into(base / "clean", base / "c2")
+            flags = {x.start[0] for v in run(base / "planted", base / "c2").verdicts
+                     for x in v.values if x.status == DISCREPANCY}
+            out[name] = (where, pins, flags)
+    return out
+
+
+def planted_table(found: dict[str, tuple[set[int], set[int], set[int]]]) -> None:
+    print("\nplanted errors in the held-out notes (benchmarks/heldout/planted)")
+    print(f"  {'note':34} {'planted':>7} {'pinned':>6} {'other':>5} {'claims':>6} {'other':>5}")
+    for name, (where, pins, flags) in found.items():
+        print(f"  {name:34} {len(where):7} {len(where & pins):6} {len(pins - where):5} "
+              f"{len(where & flags):6} {len(flags - where):5}")
+    total = sum(len(w) for w, _, _ in found.values())
+    print(f"  caught at the line: {sum(len(w & p) for w, p, _ in found.values())} of {total} "
+          f"pinned by inference on the planted copy; "
+          f"{sum(len(w & f) for w, _, f in found.values())} of {total} by the clean copy's "
+          "inferred claims")
 
 
 def hand_written_flags() -> set[tuple[str, int]]:
@@ -91,10 +148,11 @@ def main() -> int:
     print(f"  planted errors pinned as \"{REVIEW}\": {len(PLANTED & found)} of {len(PLANTED)}; "
           f"other pins: {len(found - PLANTED)}")
     rows, pins = measure(HELDOUT)
-    table("held-out Markdown notes (benchmarks/heldout, no claims)", rows)
+    table("held-out notes (benchmarks/heldout, no claims)", rows)
     for note, printed, line in sorted(pins):
         print(f"    pinned {note}:{line}: {printed}")
     held_false = sum(int(r["false_alarms"]) for r in rows)  # type: ignore[call-overload]
+    planted_table(measure_planted(HELDOUT, HELDOUT / "planted"))
     rows, pins = measure(ROOT / "notes")
     table("the three real notes, all claims removed (--claims an empty folder)", rows)
     flagged = hand_written_flags()

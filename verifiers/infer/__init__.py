@@ -5,7 +5,9 @@ Pipeline, one module per step:
 * :mod:`.tokens` -- the note's literals (coverage's exclusion rules applied, URLs
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
-  :mod:`.substitute` -- the pattern families, each proposing
+  :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
+  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.programs` -- the pattern families,
+  each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -22,14 +24,21 @@ from pathlib import Path
 
 from verifiers.coverage.literals import coverage
 from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
+from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
+from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.programs import program_candidates, program_spans
+from verifiers.infer.rates import rate_candidates
 from verifiers.infer.restate import repeat_candidates, restate_candidates
+from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
+from verifiers.infer.units import unit_candidates
+from verifiers.infer.vectors import vector_candidates
 from verifiers.verdicts import RunResult
 
 __all__ = ["Inference", "infer"]
@@ -72,6 +81,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     tokens = tokenize(note, 0, len(note.text), literals, url_spans(note.text))
     uncovered = {t.start for t in tokens if t.kind in (NUM, VAL) and _all_open(
         note, t.start, t.end, open_starts)}
+    programs = program_spans(note.text)
+    uncovered_outside = {s for s in uncovered if not any(a <= s < b for a, b in programs)}
     candidates: list[Candidate] = []
     keys = {s.start: k for k, s in enumerate(note.sections)}
 
@@ -79,12 +90,19 @@ def infer(result: RunResult, note_name: str) -> Inference:
         found = note.section_at(offset)
         return -1 if found is None else keys[found.start]
 
-    candidates += chain_candidates(note.text, tokens, uncovered, section_of)
-    candidates += substitution_candidates(note.text, tokens, uncovered, section_of)
+    candidates += chain_candidates(note.text, tokens, uncovered_outside, section_of)
+    candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
+    candidates += formula_row_candidates(note.text, tokens, uncovered_outside, section_of)
+    candidates += assembled_candidates(note.text, tokens, uncovered_outside, section_of)
+    # units and shares (sieved against the printed digits) before restate: merged, the first
+    # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
-                   restate_candidates, repeat_candidates):
-        candidates += family(note.text, tokens, uncovered)
+                   unit_candidates, share_candidates, restate_candidates, repeat_candidates,
+                   vector_candidates, rate_candidates):
+        candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
+    # a program's output is one claim of its own kind (model, with a code hole): never merged
+    candidates += program_candidates(note.text, tokens, uncovered)
     existing = {c.id for c in result.claims}
     stem = Path(note_name).stem
     taken: set[int] = set()  # values a kept claim already checks

@@ -34,6 +34,7 @@ class Candidate:
     holes: dict[str, Token] = field(default_factory=dict)  # name -> the printed value
     checks: list[Check] = field(default_factory=list)
     uses: dict[str, Token] = field(default_factory=dict)  # local name -> a defined value
+    extra: list[str] = field(default_factory=list)  # YAML lines before check: (kind, code, run)
 
     def used_names(self) -> dict[str, Token]:
         """Defined values (``x = (2, 1)`` earlier in the section) a check reads."""

@@ -16,10 +16,14 @@ read: it is part of something larger than what the run shows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import replace
+from difflib import SequenceMatcher
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import Expr, parse_segment
+from verifiers.infer.tables import table_definitions
 from verifiers.infer.tokens import (
     COMMA,
     LB,
@@ -68,17 +72,32 @@ def _runs(tokens: list[Token]) -> list[tuple[int, int]]:
     return runs
 
 
+_SPACING_RE = re.compile(r"(?:\\q?quad|\\[,;:! ])\s*$")
+
+
 def _glued_before(text: str, at: int) -> bool:
-    """Does a name or a closed group end right before ``at`` (``Q[0, 0]``, ``x``)?"""
+    """Does a name or a closed group end right before ``at`` (``Q[0, 0]``, ``x``)?
+
+    LaTeX spacing (``\\quad``, ``\\,``) separates: ``1.6487, \\quad e^{1.5} = …``."""
     k = at
     while k > 0 and text[k - 1] in " \t\u3000$":
         if text[k - 1] == "$":
             return False
         k -= 1
+        if k > 0 and text[k - 1] not in " \t\u3000$":
+            m = _SPACING_RE.search(text, max(0, k - 8), k)
+            if m is not None:
+                k = m.start()
     if k == 0:
         return False
     ch = text[k - 1]
     return (ch.isascii() and (ch.isalnum() or ch in "_)]}'^.")) or ch in "）】"
+
+
+#: English words that join clauses: after a result they say nothing about what it counts
+#: (``= 7.5 \\times 10^{-5}$ and …``), unlike a noun (``= 16 parameters``).
+_JOINERS = re.compile(r"(?:and|or|but|so|which|while|then|since|because|thus|hence|here|"
+                      r"i\.e\.|e\.g\.)(?![A-Za-z])")
 
 
 def _word_after(text: str, at: int) -> bool:
@@ -86,9 +105,20 @@ def _word_after(text: str, at: int) -> bool:
     k = at
     while k < len(text) and text[k] in " \t\u3000$":
         k += 1
-    if k >= len(text) or text[k] == "\n":
+    if k >= len(text) or text[k] == "\n" or _JOINERS.match(text, k):
         return False
     return text[k] not in _PUNCT and not text[k].isspace() and text[k] not in "=≈&\\"
+
+
+def _one_step(text: str, left: int, rel: int, end: int) -> bool:
+    """``a + b = c`` on one line, or ``a + b`` ending a line and ``= c`` (``&= c``) starting
+    the next: the relation itself says the two sides are one step."""
+    if "\n" not in text[left:end]:
+        return True
+    if "\n" in text[rel:end]:
+        return False
+    line_start = text.rfind("\n", 0, rel) + 1
+    return text[line_start:rel].strip() in ("", "&") and "\n" not in text[left:line_start - 1]
 
 
 def _glued_after(text: str, at: int) -> bool:
@@ -132,6 +162,53 @@ def _definitions(runs: list[list[Token]], section_of: Callable[[int], int]) -> l
     return out
 
 
+def _same(a: Token, b: Token) -> bool:
+    return a.kind == b.kind and a.text == b.text
+
+
+def _partial_steps(left: list[Token], right: list[Token], name: dict[int, str],
+                   bind: Callable[[Token], Token | None]) -> list[tuple[Token, Expr]]:
+    """``3 × (3 × 3 × 256) = 3 × 2304``, ``(224 + 6 − 7) / 2 = 223 / 2``,
+    ``\\frac{4n}{24d + 4n} = \\frac{8192}{24576 + 8192}``, ``d / h = 1024 / 16``: the two
+    sides agree token for token but for parts of the left, each evaluated to one value on
+    the right. Each value is checked against its part -- a bracketed group, a whole term
+    or a defined name, never a part that precedence would split (``2 × 3 + 4 = 2 × 7``);
+    a reading, kept only when verified. Any other difference: nothing."""
+    matcher = SequenceMatcher(a=[(t.kind, t.text) for t in left],
+                              b=[(t.kind, t.text) for t in right], autojunk=False)
+    opcodes = matcher.get_opcodes()
+    if not any(op == "equal" for op, *_ in opcodes):
+        return []
+    out = []
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            continue
+        mid_l, mid_r = left[i1:i2], right[j1:j2]
+        if op != "replace" or len(mid_r) != 1 or mid_r[0].kind not in (NUM, VAL):
+            return []
+        part = parse_segment(mid_l, name, bind)
+        if part is None or (part.ops == 0 and not part.uses):
+            return []
+        before = left[i1 - 1] if i1 else None
+        after = left[i2] if i2 < len(left) else None
+        grouped = (mid_l[0].kind == LP and mid_l[-1].kind == RP
+                   and parse_segment(mid_l[1:-1], name, bind) is not None) or \
+            (before is not None and before.kind == LP and after is not None
+             and after.kind == RP)
+        # a whole term: `a + b × c = a + 6` (never `2 × 3 + 4 = 2 × 7`: precedence differs)
+        term = len(part.terms) <= 1 and (before is None or before.kind == LP
+                                          or _sign(before)) and \
+            (after is None or after.kind == RP or _sign(after))
+        if not (grouped or term or part.ops == 0):
+            return []
+        out.append((mid_r[0], part))
+    return out
+
+
+def _sign(tok: Token) -> bool:
+    return tok.kind == OP and tok.text in "+-"
+
+
 def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
                      section_of: Callable[[int], int] | None = None) -> list[Candidate]:
     """Candidates from every run of ``tokens``; only uncovered values become checked holes.
@@ -142,6 +219,9 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
     """
     runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
     defs = _definitions(runs, section_of) if section_of is not None else []
+    # a table row `| model width | $d$ | 1024 |` defines too (read as from another section)
+    rows = sorted([(n, -2, at, v) for n, at, v in table_definitions(text, tokens)]
+                  if section_of is not None else [], key=lambda d: d[2])
     out = []
     for run in runs:
         if not any(t.kind == REL for t in run):
@@ -149,12 +229,26 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
         here = run[0].start
         key = section_of(here) if section_of is not None else 0
 
-        def bind(tok: Token, here: int = here, key: int = key) -> Token | None:
+        far: set[int] = set()  # definitions read from an earlier section
+
+        def bind(tok: Token, here: int = here, key: int = key,
+                 far: set[int] = far) -> Token | None:
             found = [d for d in defs if d[0] == tok.text and d[1] == key and d[2] < here]
-            return found[-1][3] if found else None
+            if found:
+                return found[-1][3]
+            # a name defined in an earlier section (`W_q` in 2.2, used in 2.3): the latest
+            # definition before, a reading -- its checks are kept only when verified
+            found = sorted([d for d in defs + rows if d[0] == tok.text and d[2] < here],
+                           key=lambda d: d[2])
+            if found:
+                far.add(found[-1][3].start)
+                return found[-1][3]
+            return None
 
         cand = _candidate(text, run, uncovered, bind)
         if cand is not None:
+            if any(t.start in far for t in cand.used_names().values()):
+                cand.checks = [replace(c, unambiguous=False) for c in cand.checks]
             out.append(cand)
     return out
 
@@ -173,15 +267,23 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
             segs[-1].append(t)
     parsed: list[Expr | None] = [parse_segment(s, name, bind) for s in segs]
     if segs[0] and (_glued_before(text, segs[0][0].start) or segs[0][0].kind == OP):
-        parsed[0] = None
+        if segs[0][0].text == "-" and not _glued_before(text, segs[0][0].start) \
+                and parsed[0] is not None:
+            # `交叉熵 −ln 0.705 ≈ 0.35`: a leading minus read as a sign -- though the word
+            # before may be what it subtracts from (`总数 − 3 = 5`): never pinned
+            parsed[0].implicit = True
+        else:
+            parsed[0] = None
     if segs[-1] and (_glued_after(text, segs[-1][-1].end) or segs[-1][-1].kind == OP):
         parsed[-1] = None
     cand = Candidate("chain", "")
+    extra_uses: dict[str, Token] = {}
     for k, rel in enumerate(rels):
         left, right = parsed[k], parsed[k + 1]
         if left is None or right is None:
             continue
-        one_line = "\n" not in text[segs[k][0].start:segs[k + 1][-1].end]
+        # one step: on one line, or continued on the next by a line that starts with `=`
+        one_line = _one_step(text, segs[k][0].start, rel.start, segs[k + 1][-1].end)
         lone = right.lone
         if lone is None and right.func and left.func == right.func and right.arg \
                 and right.arg.lone is not None:  # sin(0 / 10000^0) = sin(0): the arguments
@@ -192,6 +294,11 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
             plain = rel.text == "=" and left.ops > 0 and one_line and not left.implicit \
                 and not _word_after(text, _percent_end(text, lone.end))
             cand.checks.append(Check(name[lone.start], _percent(text, lone, left.text), plain))
+        elif left.lone is not None and right.ops > 0 and k == 0 and len(rels) == 1 \
+                and left.lone.start in uncovered:
+            # `112576 = 1792 + 36928 + 73856`: the result first; a reading, kept only verified
+            cand.checks.append(Check(name[left.lone.start], _percent(text, left.lone,
+                                                                     right.text), False))
         elif len(left.terms) == len(right.terms) > 1 and left.signs[0] == right.signs[0] \
                 and all(t.lone is not None for t in right.terms) \
                 and any(t.ops for t in left.terms):
@@ -205,9 +312,15 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
                     expr = lt.text if ls == rs else f"-({lt.text})"
                     cand.checks.append(Check(name[tok.start], expr,
                                              plain and lt.ops > 0 and ls == rs))
+        else:
+            for tok, part in _partial_steps(segs[k], segs[k + 1], name, bind):
+                if tok.start in uncovered:
+                    cand.checks.append(Check(name[tok.start], part.text, False))
+                    extra_uses.update(part.uses)
     if not cand.checks:
         return None
     cand.holes = {name[t.start]: t for t in values}
     cand.uses = {k: v for e in parsed if e is not None for k, v in e.uses.items()}
+    cand.uses.update(extra_uses)
     cand.says = "inferred: " + " ; ".join(f"{c.hole} = {c.expr}" for c in cand.checks)
     return cand

@@ -88,6 +88,7 @@ def render(cid: str, cand: Candidate, quote: str, section: str | None,
     if uses:
         lines.append("    uses:")
         lines += [f"      {local}: {ref}" for local, ref in sorted(uses.items())]
+    lines += cand.extra
     lines.append("    check:")
     lines += [f"      {c.hole}: {json.dumps(c.expr)}" for c in cand.checks]
     if pins:

@@ -54,7 +54,9 @@ def _merge(group: list[Candidate]) -> Candidate:
     merged.holes = {name_of[s]: tokens[s] for s in sorted(tokens)}
     merged.uses = {n: t for c in group for n, t in c.used_names().items()}
     checked: set[int] = set()
-    for cand in group:
+    # a unit reading first: its digits were sieved against the printed ones, while a chain
+    # reads `353453056 \\approx 353\\text{M}` as a plain (false) equality
+    for cand in sorted(group, key=lambda c: c.family != "units"):
         names = {n: name_of[t.start] for n, t in cand.used().items()}
         for check in cand.checks:
             start = cand.holes[check.hole].start

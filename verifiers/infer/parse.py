@@ -12,7 +12,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from verifiers.infer.tokens import COMMA, FRAC, FUNC, LB, LP, NAME, NUM, OP, RB, RP, VAL, Token
+from verifiers.infer.tokens import (
+    COMMA,
+    CONST,
+    FRAC,
+    FUNC,
+    LB,
+    LP,
+    NAME,
+    NUM,
+    OP,
+    RB,
+    RP,
+    VAL,
+    Token,
+)
 
 #: A name the note defined earlier (``x = (2, 1)``): its value token, or None when unbound.
 Binder = Callable[[Token], Token | None]
@@ -108,7 +122,8 @@ class _Parser:
         """A value directly followed by a bracket or a function: ``0.665 (2, 0)``."""
         nxt = self.peek()
         return self.k > 0 and nxt is not None and (
-            nxt.kind in (LP, FRAC, FUNC, NAME) or (nxt.kind == VAL and nxt.text.startswith("(")))
+            nxt.kind in (LP, FRAC, FUNC, NAME, CONST)
+            or (nxt.kind == VAL and nxt.text.startswith("(")))
 
     def unary(self) -> Expr:
         if (t := self.peek(OP)) and t.text in "+-":
@@ -168,6 +183,9 @@ class _Parser:
         if t.kind in (NUM, VAL):
             self.k += 1
             return Expr(self.name[t.start], [t], 0, t.shape)
+        if t.kind == CONST:
+            self.k += 1
+            return Expr(t.text, [], 0)
         if t.kind == NAME:
             value = self.bind(t) if self.bind is not None else None
             if value is None:

@@ -32,7 +32,10 @@ def rounding_explains(note: Note, holes: dict[str, Token], result: str, expr: st
     (or when it cannot be told: then nothing is pinned either)."""
     try:
         tree = ex.parse(expr)
-        scope = {name: _printed(note, holes[name], False)[1] for name in ex.free_names(tree)}
+        names = set(ex.free_names(tree)) - ex.CONSTANTS  # pi, e: exact
+        if not names & set(holes):
+            return False  # no printed input (a program's output): no rounding to explain it
+        scope = {name: _printed(note, holes[name], False)[1] for name in names}
         value = ex.evaluate(tree, scope, INTERVAL)
         printed, _ = _printed(note, holes[result], True)
     except Exception:  # noqa: BLE001 - undecidable here means "do not pin"

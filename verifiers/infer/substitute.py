@@ -20,28 +20,12 @@ from collections.abc import Callable
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.chains import _definitions, _runs
-from verifiers.infer.tables import _rows
+from verifiers.infer.tables import table_definitions as _table_definitions
 from verifiers.infer.tokens import NAME, NUM, OP, OTHER, REL, VAL, Token
 
 __all__ = ["substitution_candidates"]
 
 Definition = tuple[str, int, Token]  # name, offset, the defined value
-
-
-def _table_definitions(text: str, tokens: list[Token]) -> list[Definition]:
-    """``| $w_1$ | … | 0.2 |``: a row whose first cell is a lone name and which has exactly
-    one cell that is a lone printed number."""
-    out = []
-    for rows in _rows(text):
-        for cells in rows:
-            inside = [[t for t in tokens if a <= t.start < b
-                       and not (t.kind == OTHER and t.text == "$")] for a, b in cells]
-            if not inside or len(inside[0]) != 1 or inside[0][0].kind != NAME:
-                continue
-            numbers = [c[0] for c in inside[1:] if len(c) == 1 and c[0].kind == NUM]
-            if len(numbers) == 1:
-                out.append((inside[0][0].text, inside[0][0].start, numbers[0]))
-    return out
 
 
 def _shape(seg: list[Token]) -> list[Token]:

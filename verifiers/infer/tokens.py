@@ -19,8 +19,10 @@ from verifiers.notes import Literal, Note
 
 __all__ = ["Token", "tokenize", "allowed_literals"]
 
-NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME = (
-    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name")
+NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME, CONST = (
+    "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name",
+    "const")
+_PI_RE = re.compile(r"\\pi(?![A-Za-z])|π")
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ _OPS = [("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("·", "*"), ("⋅", "*"
         ("*", "*"), ("÷", "/"), ("/", "/"), ("+", "+"), ("-", "-"), ("−", "-"), ("^", "^")]
 _FUNC_RE = re.compile(
     r"(?:\\operatorname\{|\\mathrm\{|\\)?"
-    r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean)\}?(?![A-Za-z])")
+    r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean|max|min)\}?(?![A-Za-z])")
 # ``\sigma(x)`` applied to a bracket is the logistic sigmoid in ML notes (a bare
 # ``\sigma`` or ``\sigma^2`` is a standard deviation: not a function).
 _SIGMA_RE = re.compile(r"\\sigma(?=\s*(?:\\left)?\()|σ(?=\()")
@@ -117,9 +119,13 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         return Token(FUNC, "sqrt", i, i + 1)
     if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
         return Token(FUNC, "exp", i, text.index("^", i) + 1)
+    m = _PI_RE.match(text, i, end)
+    if m:
+        return Token(CONST, "pi", i, m.end())  # the grammar's constant pi
     before = text[i - 1] if i else " "
     m = _NAME_RE.match(text, i, end)
-    if m and not (before.isascii() and (before.isalnum() or before in "\\_")):
+    if m and (not (before.isascii() and (before.isalnum() or before in "\\_"))
+              or (before.isdigit() and _in_math(text, i))):  # `$4n$`: 4 times n
         return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
     m = _SIGMA_RE.match(text, i, end)
     if m:
@@ -139,3 +145,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         if m:
             return Token(OTHER, m.group(), i, m.end())
     return Token(OTHER, ch, i, i + 1)
+
+
+def _in_math(text: str, i: int) -> bool:
+    """Is ``i`` inside ``$…$`` or ``$$…$$`` opened on its own line?"""
+    prefix = text[text.rfind("\n", 0, i) + 1:i]
+    return (prefix.count("$$") + prefix.replace("$$", "").count("$")) % 2 == 1
