@@ -144,3 +144,23 @@ def test_sigkill_of_the_gate_leaves_no_worker(tmp_path: Path) -> None:
     proc.kill()
     proc.communicate(timeout=60)
     assert _gone(token), f"workers {_tagged(token)} outlived the killed gate"
+
+
+@linux_only
+def test_a_signal_waits_for_the_end_of_a_held_import() -> None:
+    """Inside ``held`` (the import of torch and the checkers) SIGTERM does not raise; it
+    arrives when the block ends, as the run's usual interruption."""
+    from verifiers import lifecycle
+
+    reached_end = False
+    with pytest.raises(lifecycle.Interrupted) as caught, lifecycle.signals():
+        with lifecycle.held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # a signal not held would have raised by now
+            reached_end = True
+    assert reached_end and caught.value.signum == signal.SIGTERM
+    # without held, the same signal raises at once: the test can fail
+    with pytest.raises(lifecycle.Interrupted), lifecycle.signals():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+        pytest.fail("SIGTERM did not arrive")

@@ -25,6 +25,7 @@ import mpmath
 from mpmath import iv, mp
 
 from verifiers import expr as ex
+from verifiers import lifecycle
 from verifiers.arithmetic import routes as rt
 from verifiers.budget import Budget, BudgetExceeded
 from verifiers.claimtext import HoleRef, did_you_mean
@@ -595,7 +596,8 @@ class Engine:
 
 # The modules a claim's checker needs, imported before its budget starts: a deadline must
 # never interrupt the import of a C extension (a half-initialised torch or NumPy crashes
-# the interpreter later), and the import floor is not the claim's time.
+# the interpreter later), nor may SIGINT/SIGTERM (torch's import aborts the process), and
+# the import floor is not the claim's time.
 _CHECKERS = {"symbolic": ("verifiers.symclaims",),
              "property": ("verifiers.properties", "verifiers.properties.runner"),
              "procedure": ("verifiers.procedures.check", "tinygpt"),
@@ -606,11 +608,15 @@ def _import_checkers(claim: Claim) -> None:
     import importlib
 
     kind = "model" if claim.run is not None else claim.kind
-    for module in _CHECKERS.get(kind, ()):
-        try:
-            importlib.import_module(module)
-        except ImportError:  # the checker itself reports what is missing, as the claim's error
-            return
+    modules = _CHECKERS.get(kind, ())
+    if any(ref.startswith("tinygpt-") for ref in claim.reference.values()):
+        modules += ("verifiers.formulas.code",)  # LaTeX checked against tinygpt: torch
+    with lifecycle.held():  # a signal waits for the import's end, never lands inside torch's
+        for module in modules:
+            try:
+                importlib.import_module(module)
+            except ImportError:  # the checker reports what is missing, as the claim's error
+                return
 
 
 class Scope(Mapping[str, Any]):

@@ -63,6 +63,23 @@ def signals() -> Iterator[None]:
             signal.signal(s, handler)
 
 
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT/SIGTERM wait until the block ends (then arrive as usual).
+
+    For the import of a C extension: an :class:`Interrupted` raised inside torch's import can
+    abort the interpreter (SIGABRT, a C++ traceback) instead of ending the run with one line.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def ignore_interrupts() -> None:
     """After the first interruption: a second Ctrl-C must not print a traceback."""
     if threading.current_thread() is threading.main_thread():
