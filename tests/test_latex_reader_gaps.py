@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_engine import check, project
+from tests.test_engine import check
+from tests.test_latex_reader_more import reader_project
 
 # name: (good line, planted wrong line, quote with the hole, extra claim keys)
 LINES: dict[str, tuple[str, str, str, str]] = {
@@ -52,22 +53,9 @@ LINES: dict[str, tuple[str, str, str, str]] = {
 BAD = {"function-prime": "error"}
 
 
-def reader_project(tmp_path, names):
-    note, claims = [], ["note: n.txt", "claims:"]
-    for name in names:
-        good, bad, text, extra = LINES[name]
-        for prefix, line in ((f"{name}-ok", good), (f"{name}-bad", bad)):
-            note.append(f"{prefix}：{line}")
-            claims += [f"  - id: {prefix}", "    kind: symbolic",
-                       f"    text: |\n      {text.format(p=prefix)}"]
-            if extra:
-                claims.append("    " + extra)
-    return project(tmp_path, "\n".join(claims) + "\n", "\n".join(note) + "\n")
-
-
 @pytest.mark.parametrize("name", sorted(LINES))
 def test_the_formula_is_read_and_a_planted_error_fails(tmp_path, capsys, name):
-    _, out, data = check(reader_project(tmp_path, [name]), capsys)
+    _, out, data = check(reader_project(tmp_path, LINES, [name]), capsys)
     by_id = {c["id"]: c for c in data["claims"]}
     ok, bad = by_id[f"{name}-ok"], by_id[f"{name}-bad"]
     assert ok["status"] == "verified", (name, ok["message"], out)

@@ -183,10 +183,11 @@ LINES: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def reader_project(tmp_path, names):
+def reader_project(tmp_path, lines, names):
+    """A note with each construct's line and its edited twin, and a symbolic claim for each."""
     note, claims = [], ["note: n.txt", "claims:"]
     for name in names:
-        good, bad, text, extra = LINES[name]
+        good, bad, text, extra = lines[name]
         for prefix, line in ((f"{name}-ok", good), (f"{name}-bad", bad)):
             note.append(f"{prefix}：{line}")
             claims += [f"  - id: {prefix}", "    kind: symbolic",
@@ -198,7 +199,7 @@ def reader_project(tmp_path, names):
 
 @pytest.mark.parametrize("name", sorted(LINES))
 def test_the_construct_is_read_and_an_edit_fails_at_its_line(tmp_path, capsys, name):
-    _, out, data = check(reader_project(tmp_path, [name]), capsys)
+    _, out, data = check(reader_project(tmp_path, LINES, [name]), capsys)
     by_id = {c["id"]: c for c in data["claims"]}
     ok, bad = by_id[f"{name}-ok"], by_id[f"{name}-bad"]
     assert ok["status"] == "verified", (name, ok["message"], out)

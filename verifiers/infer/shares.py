@@ -9,24 +9,12 @@ so kept only when the engine verifies it, never pinned.
 
 from __future__ import annotations
 
-from verifiers.holes import read_value
 from verifiers.infer.candidate import Candidate, Check
-from verifiers.infer.tokens import NUM, OP, OTHER, REL, Token
+from verifiers.infer.tokens import NUM, OP, OTHER, REL, Token, printed_value
 
 __all__ = ["share_candidates"]
 
 MAX_LINES = 2  # lines between the sum and the percentage
-
-
-def _value(tok: Token) -> tuple[float, float] | None:
-    try:
-        p = read_value(tok.text, tok.start)
-    except Exception:  # noqa: BLE001 - not a plain number
-        return None
-    if len(p.numbers) != 1:
-        return None
-    n = p.numbers[0]
-    return float(n.value), float(n.half_unit)
 
 
 def _sums(tokens: list[Token]) -> list[tuple[list[Token], Token]]:
@@ -56,7 +44,7 @@ def share_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
     percents = [t for k, t in enumerate(seq) if t.kind == NUM and t.text.rstrip().endswith("%")
                 and not (k and seq[k - 1].kind == REL)]
     for terms, total in _sums(seq):
-        s = _value(total)
+        s = printed_value(total)
         if s is None or s[0] == 0:
             continue
         for pct in percents:
@@ -64,12 +52,12 @@ def share_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
                 continue
             if text.count("\n", total.end, pct.start) > MAX_LINES:
                 break
-            p = _value(pct)
+            p = printed_value(pct)
             if p is None:
                 continue
             fits = []
             for term in terms:
-                v = _value(term)
+                v = printed_value(term)
                 if v is not None and abs(v[0] / s[0] - p[0]) <= p[1] + 1e-12:
                     fits.append(term)
             if len(fits) == 1:

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from verifiers.coverage.literals import RULES
-from verifiers.holes import VALUE_PATTERN
+from verifiers.holes import VALUE_PATTERN, read_value
 from verifiers.notes import Literal, Note
 
-__all__ = ["Token", "tokenize", "allowed_literals"]
+__all__ = ["Token", "tokenize", "allowed_literals", "printed_value"]
 
 NUM, VAL, OP, LP, RP, REL, FUNC, FRAC, OTHER, LB, RB, COMMA, NAME, CONST = (
     "num", "val", "op", "lp", "rp", "rel", "func", "frac", "other", "lb", "rb", "comma", "name",
@@ -151,3 +151,16 @@ def _in_math(text: str, i: int) -> bool:
     """Is ``i`` inside ``$…$`` or ``$$…$$`` opened on its own line?"""
     prefix = text[text.rfind("\n", 0, i) + 1:i]
     return (prefix.count("$$") + prefix.replace("$$", "").count("$")) % 2 == 1
+
+
+def printed_value(tok: Token) -> tuple[float, float] | None:
+    """A number token's value and half its last printed unit, or None when it is not one
+    plain number: a loose sieve for candidates, the engine decides exactness."""
+    try:
+        p = read_value(tok.text, tok.start)
+    except Exception:  # noqa: BLE001 - not a plain number
+        return None
+    if len(p.numbers) != 1:
+        return None
+    n = p.numbers[0]
+    return float(n.value), float(n.half_unit)

@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 import re
 
-from verifiers.holes import read_value
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import parse_segment
-from verifiers.infer.tokens import FRAC, FUNC, LP, NUM, OP, RP, Token
+from verifiers.infer.tokens import FRAC, FUNC, LP, NUM, OP, RP, Token, printed_value
 
 __all__ = ["unit_candidates"]
 
@@ -62,17 +61,6 @@ def _factors(unit: str | None, dim: str | None) -> list[tuple[str, int]]:
     return [("count", _COUNTS[unit])]
 
 
-def _value(tok: Token) -> tuple[float, float] | None:
-    try:
-        p = read_value(tok.text, tok.start)
-    except Exception:  # noqa: BLE001 - not a plain number
-        return None
-    if len(p.numbers) != 1:
-        return None
-    n = p.numbers[0]
-    return float(n.value), float(n.half_unit)  # a loose sieve: the engine decides exactness
-
-
 def _left_expression(tokens: list[Token], k: int) -> tuple[list[Token], int]:
     """The product or quotient printed right before token ``k`` (``16 \\times 353453056``):
     the tokens from the start of that expression to ``k``, and where it starts."""
@@ -112,7 +100,7 @@ def unit_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list
         if expr is None or expr.shape != "scalar":
             continue
         got = _evaluate_float(seg, expr.text, names)
-        printed = _value(r)
+        printed = printed_value(r)
         if got is None or printed is None:
             continue
         choice = _pick(got, printed, u1[0] if u1 else None, u2[0] if u2 else None)
@@ -136,7 +124,7 @@ def _evaluate_float(seg: list[Token], expr: str, names: dict[int, str]) -> float
     scope = {}
     for t in seg:
         if t.kind == NUM:
-            v = _value(t)
+            v = printed_value(t)
             if v is None:
                 return None
             scope[names[t.start]] = v[0]
