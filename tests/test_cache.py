@@ -296,3 +296,25 @@ def test_the_engine_version_covers_the_vocabularies(monkeypatch, tmp_path):
     after = cache_module.engine_version()
     cache_module.engine_version.cache_clear()
     assert before != after
+
+
+def test_claims_whose_checker_names_the_values_are_cache_hits(tmp_path, monkeypatch):
+    """Procedure steps, findings in a code block and statements about printed data have
+    values their checker names (``s1``, ``rule …``, ``order``): a warm re-run takes them from
+    the cache like any other (they were misses, re-evaluated every run: a 7 s warm run)."""
+    from verifiers.engine import Engine
+
+    def named_by_checker(claim: Claim) -> bool:
+        return claim.kind == "procedure" or claim.code is not None or bool(claim.states)
+
+    cache = tmp_path / "cache"
+    first = run(REAL / "notes", REAL / "claims", named_by_checker, cache=cache)
+    assert len(first.verdicts) >= 20
+    assert all(v.status in ("verified", "known") for v in first.verdicts)
+    evaluated: list[str] = []
+    real_evaluate = Engine._evaluate_one
+    monkeypatch.setattr(Engine, "_evaluate_one",
+                        lambda self, cid: evaluated.append(cid) or real_evaluate(self, cid))
+    second = run(REAL / "notes", REAL / "claims", named_by_checker, cache=cache)
+    assert evaluated == []
+    assert dumps(second) == dumps(first)
