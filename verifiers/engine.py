@@ -103,6 +103,7 @@ class Evaluation:
     values: dict[str, ValueVerdict] = field(default_factory=dict)
     verdict: Verdict | None = None
     scopes: dict[str, Any] = field(default_factory=dict)  # one per mode: model runs once
+    on_route: dict[tuple[str, str], Any] = field(default_factory=dict)  # (name, route) -> value
     spent: float = 0.0  # seconds spent evaluating, counted against the claim's budget
 
 
@@ -379,20 +380,55 @@ class Engine:
         (a route that substitutes nothing the expression reads is skipped; one that
         cannot be computed, e.g. a log of a printed 0, does not exist)."""
         claim = ev.claim
+        values: dict[str, Any] = {"exact": ev.global_values[name]}
+        for route in rt.routes_for(bool(claim.hidden))[1:]:
+            if not self.route_applies(claim, name, route):
+                continue
+            try:
+                values[route.key] = self.route_value(ev, name, route)
+            except (ex.ExprError, ArithmeticError, ValueError):
+                continue
+        return values
+
+    def route_value(self, ev: Evaluation, name: str, route: rt.Route) -> Any:
+        """A checked value on ``route`` (memoised). A check that only repeats other values
+        (``x: y``, ``x: Q[0]``) reads each checked value it names as recomputed on the
+        route, never as printed (:mod:`verifiers.arithmetic.recompute`)."""
+        from verifiers.arithmetic import recompute
+
+        memo, key = ev.on_route, (name, route.key)
+        if key not in memo:
+            if recompute.is_reference(ev.claim, name):
+                scope = recompute.Recomputing(
+                    ev.claim, self._scope(ev, POINT, route),
+                    lambda n: self._recomputed(ev, n, route),
+                    lambda entry, names: _evaluate(entry, names, POINT))
+                memo[key] = _evaluate(ev.claim.check[name], scope, POINT)
+            elif self.route_applies(ev.claim, name, route):
+                memo[key] = _evaluate(ev.claim.check[name], self._scope(ev, POINT, route), POINT)
+            else:
+                memo[key] = ev.global_values[name]
+        return memo[key]
+
+    def _recomputed(self, ev: Evaluation, name: str, route: rt.Route) -> Any | None:
+        """A checked value a reference names, on ``route``: this claim's, or a ``uses:``
+        entry's upstream hole; None for an input or a value taken ``as: printed``."""
+        if name in ev.claim.check:
+            return self.route_value(ev, name, route)
+        use = ev.claim.uses[name]
+        up = self._upstream(use.claim_id, use.hole, use.line)
+        if use.as_printed or use.hole not in up.claim.check:
+            return None
+        return self.route_value(up, use.hole, route)
+
+    @staticmethod
+    def route_applies(claim: Claim, name: str, route: rt.Route) -> bool:
+        """Does ``route`` substitute anything the check of ``name`` reads?"""
         deps = set(dependencies(claim, name))
         carried = {n for n in deps if n in claim.check
                    or (n in claim.uses and not claim.uses[n].as_printed)}
         hidden = deps & set(claim.hidden)
-        values: dict[str, Any] = {"exact": ev.global_values[name]}
-        for route in rt.routes_for(bool(claim.hidden))[1:]:
-            if not ((carried and route.carry != rt.EXACT) or (hidden and route.hidden)):
-                continue
-            try:
-                values[route.key] = _evaluate(claim.check[name],
-                                              self._scope(ev, POINT, route), POINT)
-            except (ex.ExprError, ArithmeticError, ValueError):
-                continue
-        return values
+        return bool((carried and route.carry != rt.EXACT) or (hidden and route.hidden))
 
     def _inherited_root(
         self, ev: Evaluation, name: str, ref: HoleRef

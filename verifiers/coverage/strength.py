@@ -8,12 +8,15 @@ the claim spans over it (:data:`ORDER`):
 
 * ``recomputed`` -- a checked hole whose ``check`` computes (anything other than a bare
   reference), a symbolic step read from the note as printed, a trace recomputed entry by
-  entry;
-* ``copy`` -- a checked hole whose ``check`` is only a reference (``x: y``, ``x: L[2]``,
-  through ``where:`` aliases and ``uses:``) to a value that is recomputed somewhere (an item
-  of a list check, quoted as ``⟨L[0]⟩``, is classed by its own expression); a copy
-  whose chain ends at a value that is neither recomputed nor an input is an *orphan*,
-  reported (:attr:`Strengths.orphans`);
+  entry; and a second printing of a derived value whose check is only a reference
+  (``x: y``, ``x: L[2]``, through ``where:`` aliases and ``uses:``) to a value recomputed
+  somewhere: the engine judges it on every route by recomputing what it names
+  (:mod:`verifiers.arithmetic.recompute`), never by the other printing's digits;
+* ``copy`` -- a reference that reads a derived value through a ``uses:`` entry taken
+  ``as: printed``: it is only compared with that printing (an item of a list check, quoted
+  as ``⟨L[0]⟩``, is classed by its own expression); a reference whose chain ends at a
+  value that is neither recomputed nor an input is an *orphan*, reported
+  (:attr:`Strengths.orphans`);
 * ``restated`` -- a symbolic step checked through the claim's ``restate:``. A restatement
   covers the note's literals only when the note's text is a formula (no words): then the
   restatement is compared with it side by side (``symclaims.restatement_differs``). Over
@@ -34,6 +37,7 @@ import re
 from dataclasses import dataclass, field
 
 from verifiers import expr as ex
+from verifiers.arithmetic.recompute import reference_names
 from verifiers.schema import Claim
 
 __all__ = ["COPY", "GIVEN", "ORDER", "RECOMPUTED", "RESTATED", "Strengths", "best"]
@@ -55,24 +59,6 @@ def best(classes: list[str]) -> str | None:
     return min(classes, key=ORDER.index) if classes else None
 
 
-def _reference(node: ex.Expr) -> list[str] | None:
-    """The names a bare reference reads (``x``, ``L[pi]``, ``X[0, 2]``, ``[a, b[1]]``);
-    None when the expression computes something."""
-    if isinstance(node, ex.ListLit):
-        names: list[str] = []
-        for item in node.items:
-            sub = _reference(item)
-            if sub is None:
-                return None
-            names += sub
-        return names
-    while isinstance(node, ex.Index):
-        if not all(_selects(i) for i in node.items):
-            return None
-        node = node.target
-    return [node.id] if isinstance(node, ex.Name) else None
-
-
 _FIRST = re.compile(r"\[\s*(\d+)\s*[,\]]")
 
 
@@ -87,13 +73,6 @@ def _item(claim: Claim, name: str, key: str | None) -> ex.Expr | None:
         return None
     index = int(found.group(1))
     return node.items[index] if index < len(node.items) else None
-
-
-def _selects(item: ex.Expr | ex.Slice) -> bool:
-    """An index item that only selects (``2``, ``pi``, ``:``, ``1:3``), computing nothing."""
-    if isinstance(item, ex.Slice):
-        return all(b is None or isinstance(b, (ex.Num, ex.Name)) for b in (item.start, item.stop))
-    return isinstance(item, (ex.Num, ex.Name))
 
 
 @dataclass
@@ -125,7 +104,7 @@ class Strengths:
         if source == GIVEN:
             self.copies_of_given.add((claim.id, name))
             return GIVEN
-        return _ORPHAN_COPY if source == _ORPHAN else COPY
+        return _ORPHAN_COPY if source == _ORPHAN else source
 
     def _hole(self, claim: Claim, name: str, depth: int) -> str:
         key = (claim.id, name)
@@ -147,7 +126,7 @@ class Strengths:
                 result = _ORPHAN_COPY
                 self.orphans.append(key)
             else:
-                result = COPY
+                result = source  # recomputed on every route, or a copy of a printing
         self._memo[key] = result
         return result
 
@@ -163,8 +142,9 @@ class Strengths:
 
     def _names(self, claim: Claim, node: ex.Expr, seen: set[str], depth: int) -> str | None:
         """What a reference reads: None (it computes), ``given`` (only inputs),
-        ``recomputed`` (some value recomputed somewhere) or ``orphan``."""
-        names = _reference(node)
+        ``recomputed`` (values the engine recomputes on every route), ``copy`` (some
+        derived value as printed) or ``orphan``."""
+        names = reference_names(node)
         if names is None:
             return None
         found = [self._name(claim, n, seen, depth) for n in names]
@@ -172,7 +152,9 @@ class Strengths:
             return None
         if all(f == GIVEN for f in found):
             return GIVEN
-        return _ORPHAN if _ORPHAN in found else RECOMPUTED
+        if _ORPHAN in found:
+            return _ORPHAN
+        return COPY if COPY in found else RECOMPUTED
 
     def _name(self, claim: Claim, name: str, seen: set[str], depth: int) -> str | None:
         if name in claim.where:
@@ -184,7 +166,8 @@ class Strengths:
             up = self.claims.get(use.claim_id)
             if up is None or up.problems or use.hole not in up.hole_names:
                 return _ORPHAN
-            return _upstream(self._hole(up, use.hole, depth + 1))
+            source = _upstream(self._hole(up, use.hole, depth + 1))
+            return COPY if use.as_printed and source == RECOMPUTED else source
         if name in claim.hole_names:
             if name in seen:
                 return _ORPHAN  # checked against itself
@@ -220,5 +203,6 @@ def _plain(latex: str) -> str:
 
 
 def _upstream(strength: str) -> str:
-    """The class an original passes on to a copy of it."""
-    return {RECOMPUTED: RECOMPUTED, COPY: RECOMPUTED, GIVEN: GIVEN}.get(strength, _ORPHAN)
+    """The class an original passes on to a reference to it: a value recomputed (itself, or
+    by recomputing what it repeats) is recomputed again; a copy of a printing stays one."""
+    return {RECOMPUTED: RECOMPUTED, COPY: COPY, GIVEN: GIVEN}.get(strength, _ORPHAN)
