@@ -412,14 +412,19 @@ class Engine:
 
     def _recomputed(self, ev: Evaluation, name: str, route: rt.Route) -> Any | None:
         """A checked value a reference names, on ``route``: this claim's, or a ``uses:``
-        entry's upstream hole; None for an input or a value taken ``as: printed``."""
+        entry's upstream hole; None for an input or a value taken ``as: printed``. A printed
+        number of it that no route gives (an error starts there) is carried as printed: a
+        printing that repeats it inherits that error, as a computation from it does."""
         if name in ev.claim.check:
-            return self.route_value(ev, name, route)
-        use = ev.claim.uses[name]
-        up = self._upstream(use.claim_id, use.hole, use.line)
-        if use.as_printed or use.hole not in up.claim.check:
-            return None
-        return self.route_value(up, use.hole, route)
+            up, hole = ev, name
+        else:
+            use = ev.claim.uses[name]
+            up, hole = self._upstream(use.claim_id, use.hole, use.line), use.hole
+            if use.as_printed or hole not in up.claim.check:
+                return None
+        if any(h.key not in up.states for h in up.claim.holes if h.name == hole):
+            self._assess(up, hole)
+        return wrong_as_printed(up, hole, self.route_value(up, hole, route))
 
     @staticmethod
     def route_applies(claim: Claim, name: str, route: rt.Route) -> bool:
@@ -846,6 +851,22 @@ def carried_value(ev: Evaluation, name: str, route: rt.Route) -> Any:
         p = ev.match.values[ref.key]
         value = replace_part(value, ref.index, shape_numbers(p, numbers(p, ref)))
     return frozen(value)
+
+
+def wrong_as_printed(ev: Evaluation, name: str, value: Any) -> Any:
+    """``value`` (a checked name's value on a route) with each printed number of the name
+    that no honest route gives replaced by its printed digits."""
+    refs = [h for h in ev.claim.holes if h.name == name and ev.states[h.key].unrouted]
+    if not refs:
+        return value
+    out = nested_list(value)
+    for ref in refs:
+        p = ev.match.values[ref.key]
+        numbers = flat(part_of(value, ref, p))
+        for i in ev.states[ref.key].unrouted:
+            numbers[i] = to_point(p.numbers[i].value)
+        out = replace_part(out, ref.index, shape_numbers(p, numbers))
+    return frozen(out)
 
 
 def approximate(ev: Evaluation, ref: HoleRef) -> bool:
