@@ -29,9 +29,9 @@ claims:
     uses: {a: inputs.a, b: inputs.b}
     check: {s: a + b}
   - id: summary
-    says: the summary repeats the sum and the input a
+    says: the summary repeats the sum (as printed) and the input a
     text: 小结：和还是 ⟨s2⟩，输入 a 还是 ⟨a2⟩
-    uses: {s: sum.s, a: inputs.a}
+    uses: {s: {from: sum.s, as: printed}, a: inputs.a}
     where: {t: s}
     check: {s2: t, a2: a}
   - id: twice
@@ -62,7 +62,7 @@ def test_each_class_on_a_tiny_note(tmp_path):
     got = _strengths(project(tmp_path, CLAIMS, NOTE))
     assert got["1.5@2"] == "given" and got["2.5@2"] == "given"  # inputs
     assert got["4.0@3"] == "recomputed"  # a + b
-    assert got["4.0@4"] == "copy"  # the sum printed again (through a where alias)
+    assert got["4.0@4"] == "copy"  # the sum's printing again (as printed, via a where alias)
     assert got["1.5@4"] == "given"  # an input printed again is still an input
     assert got["2@5"] == "restated"  # the note's own formula $2a$, inside the restatement
     assert got["3.0@5"] == "uncovered"  # words the restatement does not repeat
@@ -76,6 +76,21 @@ def test_a_value_checked_only_by_copy_is_not_recomputed(tmp_path):
     assert _strengths(project(tmp_path / "copied", CLAIMS, NOTE))["4.0@4"] == "copy"
 
 
+def test_a_repeated_printing_the_engine_recomputes_is_recomputed(tmp_path):
+    # without `as: printed` the engine judges the summary's 4.0 on every route by
+    # recomputing a + b (verifiers/arithmetic/recompute.py), not by the other printing
+    plain = CLAIMS.replace("uses: {s: {from: sum.s, as: printed}, a: inputs.a}",
+                           "uses: {s: sum.s, a: inputs.a}")
+    got = _strengths(project(tmp_path / "plain", plain, NOTE))
+    assert got["4.0@4"] == "recomputed" and got["1.5@4"] == "given"
+    within = CLAIMS.replace("""    text: 和 s = ⟨s⟩
+    uses: {a: inputs.a, b: inputs.b}
+    check: {s: a + b}""", """    text: 和 s = ⟨s⟩
+    uses: {a: inputs.a, b: inputs.b, again: summary.s2}
+    check: {s: again}""")  # a reference chain with no computation at its end: an orphan
+    assert _strengths(project(tmp_path / "orphan", within, NOTE))["4.0@3"] == "copy"
+
+
 def test_an_item_of_a_list_check_is_classed_by_its_own_expression(tmp_path):
     # [s, a + 4] prints the sum again (a copy) next to a new value: the copy must not
     # ride on its neighbour's computation and count as recomputed
@@ -83,7 +98,7 @@ def test_an_item_of_a_list_check_is_classed_by_its_own_expression(tmp_path):
     claims = CLAIMS + """  - id: pair
     says: the sum again, and a + 4
     text: 列表 [⟨L[0]⟩, ⟨L[1]⟩]
-    uses: {s: sum.s, a: inputs.a}
+    uses: {s: {from: sum.s, as: printed}, a: inputs.a}
     check: {L: "[s, a + 4]"}
 """
     got = _strengths(project(tmp_path / "mixed", claims, note))

@@ -865,7 +865,8 @@ def wrong_as_printed(ev: Evaluation, name: str, value: Any) -> Any:
         numbers = flat(part_of(value, ref, p))
         for i in ev.states[ref.key].unrouted:
             numbers[i] = to_point(p.numbers[i].value)
-        out = replace_part(out, ref.index, shape_numbers(p, numbers))
+        part = shape_numbers(p, numbers)
+        out = replace_part(out, ref.index, part) if ref.index else nested_list(part)
     return frozen(out)
 
 
