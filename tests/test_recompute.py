@@ -103,3 +103,22 @@ claims:
     assert x["status"] == "discrepancy" and x["expected"] == "3.98"
     data = _run(tmp_path / "right", capsys, "4.0", "3.98", claims)
     assert _value(data, "both", "s2")["status"] == "verified"
+
+
+def test_a_repeated_item_of_a_computing_list_is_recomputed(tmp_path, capsys):
+    # [s, a + 4]: the list computes, but its item 0 only repeats s; it is recomputed
+    # like a whole repeat, so 4.00 (the digits of the first printing 4.0) is no excuse
+    claims = CLAIMS + """  - id: pair
+    says: the sum again, and a + 4
+    text: 列表 [⟨L[0]⟩, ⟨L[1]⟩]
+    uses: {s: sum.s, a: inputs.a}
+    check: {L: "[s, a + 4]"}
+"""
+    root = project(tmp_path, claims, NOTE.format(s="4.0", s2="3.98") + "列表 [4.00, 5.54]\n")
+    data = check(root, capsys, "--no-cache")[2]
+    x = _value(data, "pair", "L[0]")
+    assert x["status"] == "discrepancy" and x["expected"] == "3.98"
+    assert _value(data, "pair", "L[1]")["status"] == "verified"
+    root = project(tmp_path / "right", claims, NOTE.format(s="4.0", s2="3.98")
+                   + "列表 [3.98, 5.54]\n")
+    assert _value(check(root, capsys, "--no-cache")[2], "pair", "L[0]")["status"] == "verified"

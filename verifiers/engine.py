@@ -397,17 +397,22 @@ class Engine:
         from verifiers.arithmetic import recompute
 
         memo, key = ev.on_route, (name, route.key)
-        if key not in memo:
-            if recompute.is_reference(ev.claim, name):
-                scope = recompute.Recomputing(
-                    ev.claim, self._scope(ev, POINT, route),
-                    lambda n: self._recomputed(ev, n, route),
-                    lambda entry, names: _evaluate(entry, names, POINT))
-                memo[key] = _evaluate(ev.claim.check[name], scope, POINT)
-            elif self.route_applies(ev.claim, name, route):
-                memo[key] = _evaluate(ev.claim.check[name], self._scope(ev, POINT, route), POINT)
-            else:
-                memo[key] = ev.global_values[name]
+        if key in memo:
+            return memo[key]
+        tree, line = ev.claim.check[name]
+        scope = recompute.Recomputing(ev.claim, self._scope(ev, POINT, route),
+                                      lambda n: self._recomputed(ev, n, route),
+                                      lambda entry, names: _evaluate(entry, names, POINT))
+        if recompute.is_reference(ev.claim, name):
+            memo[key] = _evaluate((tree, line), scope, POINT)
+        elif self.route_applies(ev.claim, name, route):
+            value = _evaluate((tree, line), self._scope(ev, POINT, route), POINT)
+            for i in recompute.reference_items(ev.claim, name):  # [w0, softmax(S[1])]: w0
+                value = (*value[:i], _evaluate((tree.items[i], line), scope, POINT),
+                         *value[i + 1:])
+            memo[key] = value
+        else:
+            memo[key] = ev.global_values[name]
         return memo[key]
 
     def _recomputed(self, ev: Evaluation, name: str, route: rt.Route) -> Any | None:

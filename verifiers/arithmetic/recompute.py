@@ -29,7 +29,7 @@ from typing import Any
 from verifiers import expr as ex
 from verifiers.schema import Claim
 
-__all__ = ["Recomputing", "is_reference", "reference_names"]
+__all__ = ["Recomputing", "is_reference", "reference_items", "reference_names"]
 
 
 def reference_names(node: ex.Expr) -> list[str] | None:
@@ -57,13 +57,18 @@ def _selects(item: ex.Expr | ex.Slice) -> bool:
     return isinstance(item, (ex.Num, ex.Name))
 
 
-def is_reference(claim: Claim, name: str) -> bool:
-    """Is the check of ``name`` only a reference to other values (a repeated printing),
-    also through ``where:`` aliases that are references themselves? An alias that computes
-    (``w: softmax(s)``) makes the check a computation, evaluated as any other."""
-    if name not in claim.check:
-        return False
-    stack, seen = [claim.check[name][0]], set()
+def reference_items(claim: Claim, name: str) -> list[int]:
+    """The items of a list check that are references, when the list as a whole computes
+    (``[w0, softmax(S[1])]``: item 0 repeats ``w0``); they are recomputed one by one."""
+    node = claim.check[name][0] if name in claim.check else None
+    if not isinstance(node, ex.ListLit) or is_reference(claim, name):
+        return []
+    return [i for i, item in enumerate(node.items) if _refers(claim, item)]
+
+
+def _refers(claim: Claim, node: ex.Expr) -> bool:
+    """Is ``node`` a reference, also through ``where:`` aliases (see :func:`is_reference`)?"""
+    stack, seen = [node], set()
     while stack:
         names = reference_names(stack.pop())
         if names is None:
@@ -75,6 +80,13 @@ def is_reference(claim: Claim, name: str) -> bool:
                 seen.add(n)
                 stack.append(claim.where[n][0])
     return True
+
+
+def is_reference(claim: Claim, name: str) -> bool:
+    """Is the check of ``name`` only a reference to other values (a repeated printing),
+    also through ``where:`` aliases that are references themselves? An alias that computes
+    (``w: softmax(s)``) makes the check a computation, evaluated as any other."""
+    return name in claim.check and _refers(claim, claim.check[name][0])
 
 
 class Recomputing(Mapping[str, Any]):
