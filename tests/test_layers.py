@@ -38,6 +38,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.properties.slots",
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
         "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",
+        "verifiers.formulas.frames",  # frame: a claim rule (re only); symclaims fills it
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
     )),
     ("checks, one folder or module per kind", (

@@ -192,15 +192,32 @@ def _substitute(expr: Any, families: Mapping[str, _Family], symbols: Mapping[Any
                               f"{len(fam.params)}")
 
         expr = expr.replace(is_family, value)
+        expr = expr.replace(lambda x: _numbered(x, families) is not None,
+                            lambda x: _numbered(x, families))
         if expr == before:
             return expr
     raise IndexError_("definitions refer to each other without end")
 
 
+def _numbered(x: Any, families: Mapping[str, _Family]) -> Any:
+    """The value of a family's entry written with number indices (``z_1`` of ``z_i = …``),
+    or None. Without it ``L = f (z_{1}, z_{2})`` kept ``z_1`` a free symbol beside the family
+    ``z_i = g_i (x)``, and ``∂L/∂x_j`` was 0: a vacuous proof."""
+    if not isinstance(x, sympy.Symbol) or isinstance(x, sympy.Dummy):
+        return None
+    base, _, digits = x.name.rpartition("_")
+    fam = families.get(base)
+    if fam is None or not digits.isdigit() or len(digits) != len(fam.params) \
+            or "0" in digits:
+        return None
+    indices = [sympy.Integer(int(c)) for c in digits]
+    return _dummify(fam.body).xreplace(dict(zip(fam.params, indices, strict=True)))
+
+
 def _free_letters(exprs: Sequence[Any], letters: frozenset[str]) -> list[sympy.Symbol]:
     found: set[sympy.Symbol] = set()
     for e in exprs:
-        found |= {s for s in e.free_symbols
+        found |= {s for s in e.atoms(sympy.Symbol)
                   if isinstance(s, sympy.Symbol) and not isinstance(s, sympy.Dummy)
                   and s.name in letters}
     return sorted(found, key=lambda s: s.name)
@@ -349,7 +366,9 @@ def instances(exprs: Sequence[Any], setting: IndexSetting) -> tuple[list[str], l
     prepared = [_substitute(_dummify(_entries(e, setting.letters)), families, symbols)
                 for e in exprs]
     free = _free_letters(prepared + [f.body for f in families.values()], setting.letters)
-    free = [s for s in free if any(s in e.free_symbols for e in prepared)]
+    # an index only a derivative's variable names (∂L/∂x_j, L written out in x_1 … x_N) is
+    # free too: left symbolic, x[j] is independent of x_1 … x_N and the derivative 0
+    free = [s for s in free if any(s in e.atoms(sympy.Symbol) for e in prepared)]
     ranks: dict[str, int] = {}
     for e in prepared:
         for x in e.atoms(sympy.Indexed):

@@ -37,7 +37,9 @@ Notation (the notes' own; see ``tests/test_latex.py`` for real lines):
   ``W_Q^new``; ``\\alpha`` and ``α`` are both ``alpha``; ``\\bar{x}``,
   ``\\hat{x}``, ``\\mathbf{y}`` -> ``xbar``, ``xhat``, ``ybold`` (SymPy prints
   these names back as the same LaTeX); the all-ones ``\\mathbf{1}``/``\\mathbf 1`` is
-  the name ``1bold`` (declare it in ``matrices=`` to use it as a vector). Inside
+  the name ``1bold`` (declare it in ``matrices=`` to use it as a vector); the zero vector
+  ``\\mathbf{0}`` is 0 in every entry, the number 0 (unless ``matrices=`` declares
+  ``0bold``). Inside
   ``\\sum_{r}``/``\\prod_{r}`` a subscripted name whose subscript mentions the bound
   index is
   ``Indexed(IndexedBase('s'), r)``, so the sum really runs over it.
@@ -1263,6 +1265,9 @@ class _Parser:
             raise self.unexpected(inner, f"\\{tok.text} takes one letter")
         if base + suffix in self.functions and self.at_arguments():
             return self.call(base + suffix, tok)
+        if base == "0" and suffix == "bold" and "0bold" not in self.matrices \
+                and not self.at_op("_"):
+            return sympy.Integer(0)  # the zero vector: 0 in every entry (unless declared)
         return self.name_tail(base + suffix, tok)
 
     def fraction(self, tok: _Token) -> sympy.Basic:

@@ -42,6 +42,7 @@ CLAIM_KEYS = (
     "params", "near", "after", "inferred", "code", "iterate", "hidden", "states", "printing",
     "reference",
     "parts",  # kind: symbolic (verifiers/formulas/parts.py)
+    "frame",  # kind: symbolic (verifiers/formulas/frames.py)
     "trace",  # kind: procedure (verifiers/procedures)
 )
 CODE_KEYS = ("from", "to", "as")
@@ -50,7 +51,7 @@ RESTATE_KEYS = ("as", "reason")
 #: a claim's steps together also stay within symclaims.CLAIM_SECONDS).
 MAX_STEP_SECONDS = 20
 SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate",
-                 "printing", "reference", "parts")
+                 "printing", "reference", "parts", "frame")
 ASSUME_KEYS = ("real", "positive", "nonzero", "integer", "sum_to_one", "one_hot", "independent",
                "zero_mean", "unit_variance")
 RUN_KEYS = ("example", "inputs", "outputs", "text")
@@ -178,6 +179,7 @@ class Claim:
     printing: dict[str, str] = field(default_factory=dict)  # hole -> label (formulas/printings.py)
     reference: dict[str, str] = field(default_factory=dict)  # hole -> formulas.holes.REFERENCES
     parts: dict[str, str] = field(default_factory=dict)  # fragment hole -> its formula hole
+    frame: dict[str, str] = field(default_factory=dict)  # hole -> LaTeX around it (frames.py)
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
@@ -795,6 +797,15 @@ class _FileValidator:
                              f"text{did_you_mean(str(value.value), claim.formulas)}", claim)
             else:
                 claim.define[symbol_name(key)] = value.value
+        from verifiers.formulas.frames import problem as frame_problem
+
+        taken = set(claim.define.values()) | set(claim.restate) | set(claim.reference) \
+            | set(claim.printing) | set(claim.parts)
+        for key, value in self.mapping(claim, node.value.get("frame"), "frame").items():
+            if (why := frame_problem(key, value.value, claim.formulas, taken)) is not None:
+                self.problem(value.line, value.col, why, claim)
+            else:
+                claim.frame[key] = value.value
         if timeout is not None:
             if isinstance(timeout.value, bool) or not isinstance(timeout.value, (int, float)) \
                     or not 0 < timeout.value <= MAX_STEP_SECONDS:

@@ -24,6 +24,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import DeadlineExceeded, can_bound, deadline, remaining
+from verifiers.formulas import frames
 from verifiers.formulas.ellipsis import length_cases
 from verifiers.formulas.fprimes import function_primes
 from verifiers.formulas.updates import assigned, updated
@@ -502,7 +503,8 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         printed = match.formulas[hole]
         values.append(_value(note, printed, hole, printed.text, DISCREPANCY, "the restatement",
                              f"restate: {differs}"))
-    defined = set(claim.define.values())
+    defined = set(claim.define.values()) | frames.filled_only(claim.frame)
+    printed_text = {hole: p.text for hole, p in match.formulas.items()}
     # A formula hole opening with `=` continues the last side of the hole before it, and so
     # does one that the quote joins to it with a bare `=` (⟪Q⟫ = ⟪P⟫: one chain in two holes).
     previous: tuple[str, Any] | None = None  # (last side, its restatement or None)
@@ -516,6 +518,8 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
         joiner = "=" if between.strip() == "=" else ""
         previous_end = printed.end
         own = restated.text if restated is not None else printed.text
+        if name in claim.frame:  # the note's fragment, read into the claim's frame
+            own = frames.fill(claim.frame[name], printed_text)
         previous = (side, restated) if (side := _last_side(own)) is not None else None
         if name in claim.reference:  # a plain-text definition, evaluated against tinygpt
             if claim.reference[name].startswith("tinygpt-"):  # a LaTeX one: formulas/code.py
@@ -568,6 +572,9 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
                 for value in chain_values:
                     value.restated = source
                     value.message += f" (restated: {restated.reason})"
+            elif name in claim.frame:
+                for value in chain_values:
+                    value.message += f" (the note's {printed.text!r} read as {source!r})"
             values.extend(chain_values)
     if subs.restated:  # steps read from the note, on definitions the note states in words
         given = "; ".join(subs.restated)
