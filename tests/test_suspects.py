@@ -21,6 +21,10 @@ NOTE = """第 1 章
 权重 W = [[0.3, -0.2], [-0.5, 0.1]]
 步长 0.1，更新 [[-0.03, 0.02], [0.05, -0.01]]
 各行之和 [-0.01, 0.04]
+1.5 链
+输入 x = 1.20
+y = 2x = 2.40
+z = y + 1 = 3.40
 """
 
 CLAIMS = """note: n.txt
@@ -49,7 +53,17 @@ claims:
     text: 只有 ⟨n⟩ 维，标准差 √⟨vs⟩ = ⟨sd⟩
     check:
       vs: n * 1
-      sd: sqrt(vs)
+      sd: sqrt(n)
+  - id: chain
+    says: y = 2x and z = y + 1
+    section: "1.5"
+    text: |
+      输入 x = ⟨x⟩
+      y = 2x = ⟨y⟩
+      z = y + 1 = ⟨z⟩
+    check:
+      y: 2 * x
+      z: y + 1
   - id: table
     says: the update of a 2x2 block
     section: "1.4"
@@ -130,7 +144,7 @@ def test_a_wrong_consumer_keeps_the_verdict(tmp_path, capsys, monkeypatch):
 
 
 def test_a_single_failing_consumer_names_no_suspect(tmp_path, capsys, monkeypatch):
-    # √9 = 2: only vs fails (sd = 2 follows from n), and n or vs could equally be wrong
+    # √9 = 2: only vs fails (sd = √n = 2), and n or vs could equally be wrong
     monkeypatch.chdir(_project(tmp_path, NOTE.replace("√4 = 2", "√9 = 2")))
     code, by_id = _check(capsys)
     assert code == 1
@@ -168,3 +182,14 @@ def test_as_many_changes_as_failures_names_no_suspect(tmp_path, capsys, monkeypa
     assert _value(by_id["table"], "W")["status"] == "given"
     u = _value(by_id["table"], "U")
     assert u["status"] == "discrepancy" and u["local"] == "wrong"
+
+
+def test_an_inherited_failure_is_no_evidence(tmp_path, capsys, monkeypatch):
+    # x edited: y's own step fails, z = y + 1 is right from the printed y. x (one change,
+    # two failures) and y (its own step) are both explanations: the step keeps the verdict.
+    monkeypatch.chdir(_project(tmp_path, NOTE.replace("输入 x = 1.20", "输入 x = 1.25")))
+    code, by_id = _check(capsys)
+    assert code == 1
+    assert _value(by_id["chain"], "x")["status"] == "given"
+    y = _value(by_id["chain"], "y")
+    assert y["status"] == "discrepancy" and y["local"] == "wrong"

@@ -14,8 +14,12 @@ exact), is put in a copy of the note and the consumer claims are evaluated again
 is the suspect when:
 
 - with the candidate, every value of those claims verifies (or keeps its pin);
-- the candidate changes fewer printed numbers than the failing numbers it repairs, and it
-  repairs at least two: one failing consumer alone could as well be the wrong one;
+- the candidate changes fewer printed numbers than the failing steps it repairs (values
+  whose own arithmetic is wrong, from the printed values they use), and it repairs at least
+  two: one failing consumer alone could as well be the wrong one. A value that only inherits
+  an error (``x = 1.20, y = 2x = 2.50, z = y + 1 = 3.50``: z is right from the printed y) is
+  no evidence: there the design's rule stands, the step whose own arithmetic fails (y) is
+  where the error is;
 - no other given explains the same failures with as few changes (a tie names nobody).
 
 Then the given is a ``discrepancy`` at its own place, whose suggestion is the candidate (so
@@ -201,7 +205,7 @@ def _evaluate(claims: list[Claim], notes: dict[str, Note], note_name: str,
 class _Outputs:
     printed: list[Any]  # the consumers' printed numbers (mpf)
     computed: list[Any]  # what the claims compute for them from the givens (mpf)
-    failing: dict[tuple[str, str], int]  # (claim, hole key) -> failing numbers
+    failing: dict[tuple[str, str], int]  # (claim, hole key) -> numbers whose own step fails
     passes: bool  # every value of the claims verifies or keeps its pin
 
 
@@ -217,9 +221,9 @@ def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
         for x in ev.verdict.values:
             if x.status not in PASS:
                 passes = False
-                if x.status == DISCREPANCY:
-                    state = ev.states.get(x.name)
-                    failing[(cid, x.name)] = max(1, len(state.unrouted) if state else 1)
+                state = ev.states.get(x.name)
+                if x.status == DISCREPANCY and state is not None and not state.local_ok:
+                    failing[(cid, x.name)] = max(1, len(state.unrouted))
         for ref in ev.claim.holes:
             if ref.name not in ev.claim.check or ref.key not in ev.match.values:
                 continue
