@@ -209,6 +209,38 @@ def _sign(tok: Token) -> bool:
     return tok.kind == OP and tok.text in "+-"
 
 
+def _unit_at(tokens: list[Token], k: int) -> tuple[str, int] | None:
+    """``\\text{ bytes}`` (or ``\\mathrm{…}``) of letters at token ``k``: (unit, index after)."""
+    if not (k + 2 < len(tokens) and tokens[k].kind == OTHER
+            and tokens[k].text in ("\\text", "\\mathrm") and tokens[k + 1].kind == LP):
+        return None
+    j, letters = k + 2, []
+    while j < len(tokens) and tokens[j].kind == OTHER and tokens[j].text.isalpha():
+        letters.append(tokens[j].text)
+        j += 1
+    if not letters or j >= len(tokens) or tokens[j].kind != RP:
+        return None
+    return "".join(letters), j + 1
+
+
+def _same_units_dropped(tokens: list[Token]) -> list[Token]:
+    """``2 × 1024 \\text{ bytes} = 2048 \\text{ bytes}``: a unit on both sides of a relation
+    says nothing about the arithmetic, so the run goes on through it; a unit that differs on
+    the other side (``= 192 \\text{ MiB}``) still ends the run (a conversion, read by
+    :mod:`.units`)."""
+    drop: set[int] = set()
+    for k in range(len(tokens)):
+        here = _unit_at(tokens, k)
+        if here is None or here[1] >= len(tokens) or tokens[here[1]].kind != REL:
+            continue
+        j = here[1] + 1
+        if j < len(tokens) and tokens[j].kind == NUM:
+            there = _unit_at(tokens, j + 1)
+            if there is not None and there[0] == here[0]:
+                drop.update(range(k, here[1]))
+    return [t for i, t in enumerate(tokens) if i not in drop] if drop else tokens
+
+
 def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
                      section_of: Callable[[int], int] | None = None) -> list[Candidate]:
     """Candidates from every run of ``tokens``; only uncovered values become checked holes.
@@ -217,6 +249,7 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
     ``section_of`` (offset -> section key) lets expressions read names defined earlier in
     the same section.
     """
+    tokens = _same_units_dropped(tokens)
     runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
     defs = _definitions(runs, section_of) if section_of is not None else []
     # a table row `| model width | $d$ | 1024 |` defines too (read as from another section)
