@@ -1,5 +1,6 @@
 """Inference reads a number printed again as a copy, quotes only the words around its holes,
-and reads a computation through a unit printed on both sides (verifiers/infer)."""
+reads a computation through a unit printed on both sides, and the terms of a dot product of
+two printed vectors (verifiers/infer)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ NOTE = """第 1 章
 | 1 | 0.99 |
 | 2 | 0.98734 |
 1.3 向量
+查询 q = [1, 2, 0, 1]。
 键 k = [2, 1, 0, 0]：和 = 2.5 + 1.25 = 3.75
+点积 q · k = 2 + 2 + 0 + 0 = 4
 1.4 字节
 $$2 \\times 1024 \\text{ bytes} = 2048 \\text{ bytes} = 2 \\text{ KiB}$$
 """
@@ -31,7 +34,8 @@ def test_the_clean_note_verifies_and_the_repeat_is_a_copy(tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("old, new, line", [
     ("| 2 | 0.98734 |", "| 2 | 0.98743 |", 7),  # the table restates the result
-    ("= 2048 \\text{ bytes}", "= 2049 \\text{ bytes}", 11),  # a product through its unit
+    ("= 2048 \\text{ bytes}", "= 2049 \\text{ bytes}", 13),  # a product through its unit
+    ("= 2 + 2 + 0 + 0 = 4", "= 2 + 1 + 0 + 0 = 3", 11),  # a term of a dot product
 ])
 def test_an_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
     infer(tmp_path, monkeypatch, NOTE)
@@ -51,5 +55,6 @@ def test_a_number_the_claim_does_not_read_is_not_in_its_quote(tmp_path, monkeypa
     assert "和 = ⟨" in text
     (tmp_path / "notes" / "n.txt").write_text(NOTE.replace("[2, 1, 0, 0]", "[2, 0, 1, 0]"),
                                               encoding="utf-8")
-    assert main(["check", "--no-cache", "-j", "1"]) == 0
-    assert "stale" not in capsys.readouterr().out
+    main(["check", "--no-cache", "-j", "1"])  # the dot product's terms now disagree
+    out = capsys.readouterr().out
+    assert "stale" not in out, out

@@ -286,6 +286,33 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
     return out
 
 
+_PRODUCT_RE = re.compile(r"^(\w+) [*@] (\w+)$")
+
+
+def _dot_terms(left: Expr, right: Expr) -> tuple[str, str] | None:
+    """The two names of ``a · b`` when both are printed vectors (``q = [1, 2, 0, 1]``) with as
+    many elements as ``right`` has terms, each a lone printed value, added."""
+    m = _PRODUCT_RE.match(left.text)
+    n = len(right.terms)
+    if m is None or n < 2 or any(t.lone is None for t in right.terms) \
+            or any(sign != "+" for sign in right.signs[1:]):
+        return None
+    for local in m.groups():
+        tok = left.uses.get(local)
+        if tok is None or tok.kind != VAL or tok.shape != "vector" or _length(tok) != n:
+            return None
+    return m.group(1), m.group(2)
+
+
+def _length(tok: Token) -> int:
+    from verifiers.holes import ResolveError, read_value
+
+    try:
+        return len(read_value(tok.text, tok.start).numbers)
+    except ResolveError:
+        return -1
+
+
 def _candidate(text: str, run: list[Token], uncovered: set[int],
                bind: Callable[[Token], Token | None]) -> Candidate | None:
     values = [t for t in run if t.kind in (NUM, VAL)]
@@ -345,6 +372,13 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
                     expr = lt.text if ls == rs else f"-({lt.text})"
                     cand.checks.append(Check(name[tok.start], expr,
                                              plain and lt.ops > 0 and ls == rs))
+        elif (dot := _dot_terms(left, right)) is not None:
+            # `q · k_3 = 2 + 2 + 0 + 0`: the terms are the products of the two printed vectors
+            for i, rt in enumerate(right.terms):
+                tok = rt.lone
+                if tok is not None and tok.start in uncovered:
+                    cand.checks.append(Check(name[tok.start],
+                                             f"{dot[0]}[{i}] * {dot[1]}[{i}]", False))
         else:
             for tok, part in _partial_steps(segs[k], segs[k + 1], name, bind):
                 if tok.start in uncovered:
