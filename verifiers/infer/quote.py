@@ -12,6 +12,7 @@ claim must survive edits elsewhere in the note.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from verifiers.holes import ResolveError, find
@@ -93,4 +94,9 @@ def _tight(note: Note, spans: list[tuple[int, int, str]], first: int, last: int)
         pos = b
     parts.append(note.text[pos:right])
     text = "".join(parts).lstrip(_LEAD).rstrip(_TRAIL)
-    return text or None
+    words = sum(ch.isalpha() for ch in _HOLE_RE.sub("", text))
+    return text if words >= MIN_LETTERS else None  # `+ ⟨v1⟩ +` anchors nothing: whole lines
+
+
+MIN_LETTERS = 1  # letters (or CJK characters) a tight quote needs outside its holes
+_HOLE_RE = re.compile(r"⟨\w+⟩")
