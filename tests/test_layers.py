@@ -50,6 +50,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine and run", (
         "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.run",
         "verifiers.properties.stated",
+        "verifiers.arithmetic.suspects",  # re-evaluates the claims around a suspect input
     )),
     ("outputs", ("verifiers.report", "verifiers.coverage")),
     ("editing loop", (

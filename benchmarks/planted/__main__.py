@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--id", action="append", help="only this edit (repeatable)")
     parser.add_argument("--held-out", action="store_true",
                         help="only the held-out edits (files marked held_out: true)")
+    parser.add_argument("--new-notes", action="store_true",
+                        help="only the edits of new notes checked by inferred claims "
+                             "(files with notes: and claims: inferred)")
     parser.add_argument("--json", metavar="FILE", help="also write the outcomes as JSON")
     parser.add_argument("--progress", action="store_true", help="one line per edit on stderr")
     args = parser.parse_args(argv)
@@ -25,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.kind:
         edits = [e for e in edits if e.kind in args.kind]
     if args.held_out:
-        edits = [e for e in edits if e.held_out]
+        edits = [e for e in edits if e.held_out and not e.inferred]
+    if args.new_notes:
+        edits = [e for e in edits if e.inferred]
     if args.id:
         unknown = set(args.id) - {e.id for e in edits}
         if unknown:

@@ -69,6 +69,8 @@ class Edit:
     line: int | None = None
     source: str = ""  # file name of the corpus file
     held_out: bool = False  # from a file marked ``held_out: true``
+    notes_dir: str = ""  # ``notes:`` of the file (relative to the project): not ``notes/``
+    inferred: bool = False  # ``claims: inferred``: the claims `notecheck infer` writes
 
     def offset(self, text: str) -> int:
         """Where ``find`` starts in ``text``: its only occurrence, or the one on ``line``."""
@@ -98,11 +100,13 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
     edits: list[Edit] = []
     for path in sorted(folder.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if not isinstance(data, dict) or set(data) - {"edits", "held_out"}:
-            raise CorpusError(f"{path.name}: top level must be a mapping of edits (and held_out)")
+        if not isinstance(data, dict) or set(data) - {"edits", "held_out", "notes", "claims"}:
+            raise CorpusError(f"{path.name}: top level must be a mapping of edits (and "
+                              "held_out, notes, claims)")
         held_out = data.get("held_out", False)
         if not isinstance(held_out, bool):
             raise CorpusError(f"{path.name}: held_out must be true or false")
+        notes_dir, inferred = _notes_source(path.name, data)
         for entry in data.get("edits") or []:
             unknown = set(entry) - set(FIELDS) - {"line"}
             missing = [f for f in FIELDS if not isinstance(entry.get(f), str) or not entry[f]]
@@ -113,8 +117,23 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
             if line is not None and (not isinstance(line, int) or line < 1):
                 raise CorpusError(f"{path.name}: {entry['id']}: line must be a positive integer")
             edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name,
-                              held_out=held_out))
+                              held_out=held_out, notes_dir=notes_dir, inferred=inferred))
     return edits
+
+
+def _notes_source(name: str, data: dict) -> tuple[str, bool]:
+    """A file's ``notes:`` folder (a project folder of new notes) and whether its claims are
+    the inferred ones (``claims: inferred``, required with ``notes:``)."""
+    notes, claims = data.get("notes"), data.get("claims")
+    if notes is None and claims is None:
+        return "", False
+    if not isinstance(notes, str) or claims != "inferred":
+        raise CorpusError(f"{name}: notes: must name a folder of the project, with "
+                          "claims: inferred")
+    folder = (ROOT / notes).resolve()
+    if ROOT not in folder.parents or not folder.is_dir():
+        raise CorpusError(f"{name}: notes: {notes!r} is not a folder of the project")
+    return notes, True
 
 
 @dataclass
@@ -210,47 +229,77 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
 
     tmp = Path(tempfile.mkdtemp(prefix="notecheck-planted-"))
     try:
-        notes = tmp / "notes"
-        shutil.copytree(notes_dir, notes)
-        cache = tmp / "cache"
-        originals = {e.note: (notes / e.note).read_bytes().decode("utf-8") for e in edits}
-
-        def check(note: str) -> RunResult:
-            # as `notecheck check` does: the derandomised Hypothesis profile, so a property
-            # claim gives the same verdict on every run (HYPOTHESIS_PROFILE still wins)
-            with profiles.default("ci"):
-                return run(notes, claims_dir, lambda c: c.note == note, cache=cache)
-
-        baseline: dict[str, dict[str, tuple]] = {}
-        false_alarms: list[str] = []
-        for note in sorted(originals):
-            verdicts = check(note).verdicts
-            baseline[note] = {v.id: _key(v) for v in verdicts if not v.passed}
-            false_alarms += [f"{note}: {v.id} {v.status}" for v in verdicts if not v.passed]
-        outcomes = []
+        groups: dict[tuple[str, bool], list[int]] = {}
         for i, edit in enumerate(edits):
-            text, lines = edit.apply(originals[edit.note])
-            path = notes / edit.note
-            path.write_bytes(text.encode("utf-8"))  # bytes: the note's line endings kept
-            try:
-                result = check(edit.note)
-                outcome = classify(edit, lines, result.verdicts, baseline[edit.note])
-                outcome.gate = gate(result, edit.note, lines)
-            finally:
-                path.write_bytes(originals[edit.note].encode("utf-8"))
-            outcomes.append(outcome)
-            if progress is not None:
-                progress(i + 1, len(edits), outcome)
-        return Survey(outcomes, false_alarms)
+            groups.setdefault((edit.notes_dir, edit.inferred), []).append(i)
+        outcomes: dict[int, Outcome] = {}
+        false_alarms: list[str] = []
+        done = 0
+        for k, ((folder, inferred), members) in enumerate(sorted(groups.items())):
+            notes = tmp / f"notes-{k}"
+            shutil.copytree(ROOT / folder if folder else notes_dir, notes,
+                            ignore=shutil.ignore_patterns("README.md", "planted")
+                            if folder else None)
+            claims = claims_dir
+            if inferred:  # the claims inference writes for the clean notes
+                claims = tmp / f"claims-{k}"
+                claims.mkdir()
+                _infer_into(notes, claims)
+            cache = tmp / f"cache-{k}"
+            group = [edits[i] for i in members]
+            originals = {e.note: (notes / e.note).read_bytes().decode("utf-8") for e in group}
+
+            def check(note: str, notes: Path = notes, claims: Path = claims,
+                      cache: Path = cache) -> RunResult:
+                # as `notecheck check` does: the derandomised Hypothesis profile, so a
+                # property claim gives the same verdict on every run
+                with profiles.default("ci"):
+                    return run(notes, claims, lambda c: c.note == note, cache=cache)
+
+            baseline: dict[str, dict[str, tuple]] = {}
+            for note in sorted(originals):
+                verdicts = check(note).verdicts
+                baseline[note] = {v.id: _key(v) for v in verdicts if not v.passed}
+                false_alarms += [f"{note}: {v.id} {v.status}" for v in verdicts
+                                 if not v.passed]
+            for i in members:
+                edit = edits[i]
+                text, lines = edit.apply(originals[edit.note])
+                path = notes / edit.note
+                path.write_bytes(text.encode("utf-8"))  # bytes: the note's line endings kept
+                try:
+                    result = check(edit.note)
+                    outcome = classify(edit, lines, result.verdicts, baseline[edit.note])
+                    outcome.gate = gate(result, edit.note, lines)
+                finally:
+                    path.write_bytes(originals[edit.note].encode("utf-8"))
+                outcomes[i] = outcome
+                done += 1
+                if progress is not None:
+                    progress(done, len(edits), outcome)
+        return Survey([outcomes[i] for i in range(len(edits))], false_alarms)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _infer_into(notes: Path, claims: Path) -> None:
+    """Write every note's inferred claims into the (empty) ``claims`` folder, one note at a
+    time, as `notecheck infer` does."""
+    from verifiers.infer import infer
+    from verifiers.infer.write import write_inferred
+    from verifiers.run import run
+
+    for name in sorted(run(notes, claims).notes):
+        write_inferred(claims, name, infer(run(notes, claims), name).entries())
+
 
 
 def table(result: Survey) -> str:
     """Per-kind tables (the held-out edits apart), the false-alarm line and one line per
     non-real edit."""
-    seen = [o for o in result.outcomes if not o.edit.held_out]
-    held = [o for o in result.outcomes if o.edit.held_out]
+    seen = [o for o in result.outcomes if not o.edit.held_out and not o.edit.inferred]
+    held = [o for o in result.outcomes if o.edit.held_out and not o.edit.inferred]
+    new = [o for o in result.outcomes if o.edit.inferred]
     rows: list[str] = []
     if seen:
         rows += _kind_table(seen)
@@ -259,6 +308,11 @@ def table(result: Survey) -> str:
             rows.append("")
         rows.append("held out (fresh-*.yaml: written before their first run):")
         rows += _kind_table(held)
+    if new:
+        if seen or held:
+            rows.append("")
+        rows.append("new notes, with the claims inference writes (heldout-notes-*.yaml):")
+        rows += _kind_table(new)
     return "\n".join(rows + _tail(result))
 
 
@@ -309,7 +363,7 @@ def as_json(result: Survey) -> dict:
                        if x.edit.kind == k and x.edit.held_out) for o in OUTCOMES}
             for k in KINDS if any(x.edit.kind == k and x.edit.held_out for x in result.outcomes)},
         "edits": [{"id": o.edit.id, "kind": o.edit.kind, "note": o.edit.note,
-                   "held_out": o.edit.held_out,
+                   "held_out": o.edit.held_out, "inferred": o.edit.inferred,
                    "why": o.edit.why, "outcome": o.outcome, "detail": o.detail,
                    "stale_at_line": o.stale_at_line, "gate": o.gate,
                    "reactions": o.reactions}

@@ -32,7 +32,11 @@ from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
-from verifiers.infer.restate import repeat_candidates, restate_candidates
+from verifiers.infer.restate import (
+    repeat_candidates,
+    restate_candidates,
+    scalar_repeat_candidates,
+)
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
@@ -98,7 +102,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, percent_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, rate_candidates):
+                   vector_candidates, rate_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged

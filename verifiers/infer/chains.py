@@ -209,6 +209,38 @@ def _sign(tok: Token) -> bool:
     return tok.kind == OP and tok.text in "+-"
 
 
+def _unit_at(tokens: list[Token], k: int) -> tuple[str, int] | None:
+    """``\\text{ bytes}`` (or ``\\mathrm{…}``) of letters at token ``k``: (unit, index after)."""
+    if not (k + 2 < len(tokens) and tokens[k].kind == OTHER
+            and tokens[k].text in ("\\text", "\\mathrm") and tokens[k + 1].kind == LP):
+        return None
+    j, letters = k + 2, []
+    while j < len(tokens) and tokens[j].kind == OTHER and tokens[j].text.isalpha():
+        letters.append(tokens[j].text)
+        j += 1
+    if not letters or j >= len(tokens) or tokens[j].kind != RP:
+        return None
+    return "".join(letters), j + 1
+
+
+def _same_units_dropped(tokens: list[Token]) -> list[Token]:
+    """``2 × 1024 \\text{ bytes} = 2048 \\text{ bytes}``: a unit on both sides of a relation
+    says nothing about the arithmetic, so the run goes on through it; a unit that differs on
+    the other side (``= 192 \\text{ MiB}``) still ends the run (a conversion, read by
+    :mod:`.units`)."""
+    drop: set[int] = set()
+    for k in range(len(tokens)):
+        here = _unit_at(tokens, k)
+        if here is None or here[1] >= len(tokens) or tokens[here[1]].kind != REL:
+            continue
+        j = here[1] + 1
+        if j < len(tokens) and tokens[j].kind == NUM:
+            there = _unit_at(tokens, j + 1)
+            if there is not None and there[0] == here[0]:
+                drop.update(range(k, here[1]))
+    return [t for i, t in enumerate(tokens) if i not in drop] if drop else tokens
+
+
 def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
                      section_of: Callable[[int], int] | None = None) -> list[Candidate]:
     """Candidates from every run of ``tokens``; only uncovered values become checked holes.
@@ -217,6 +249,7 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
     ``section_of`` (offset -> section key) lets expressions read names defined earlier in
     the same section.
     """
+    tokens = _same_units_dropped(tokens)
     runs = [[t for t in tokens[a:b] if t.kind != OTHER] for a, b in _runs(tokens)]
     defs = _definitions(runs, section_of) if section_of is not None else []
     # a table row `| model width | $d$ | 1024 |` defines too (read as from another section)
@@ -251,6 +284,33 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
                 cand.checks = [replace(c, unambiguous=False) for c in cand.checks]
             out.append(cand)
     return out
+
+
+_PRODUCT_RE = re.compile(r"^(\w+) [*@] (\w+)$")
+
+
+def _dot_terms(left: Expr, right: Expr) -> tuple[str, str] | None:
+    """The two names of ``a · b`` when both are printed vectors (``q = [1, 2, 0, 1]``) with as
+    many elements as ``right`` has terms, each a lone printed value, added."""
+    m = _PRODUCT_RE.match(left.text)
+    n = len(right.terms)
+    if m is None or n < 2 or any(t.lone is None for t in right.terms) \
+            or any(sign != "+" for sign in right.signs[1:]):
+        return None
+    for local in m.groups():
+        tok = left.uses.get(local)
+        if tok is None or tok.kind != VAL or tok.shape != "vector" or _length(tok) != n:
+            return None
+    return m.group(1), m.group(2)
+
+
+def _length(tok: Token) -> int:
+    from verifiers.holes import ResolveError, read_value
+
+    try:
+        return len(read_value(tok.text, tok.start).numbers)
+    except ResolveError:
+        return -1
 
 
 def _candidate(text: str, run: list[Token], uncovered: set[int],
@@ -312,6 +372,13 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
                     expr = lt.text if ls == rs else f"-({lt.text})"
                     cand.checks.append(Check(name[tok.start], expr,
                                              plain and lt.ops > 0 and ls == rs))
+        elif (dot := _dot_terms(left, right)) is not None:
+            # `q · k_3 = 2 + 2 + 0 + 0`: the terms are the products of the two printed vectors
+            for i, rt in enumerate(right.terms):
+                tok = rt.lone
+                if tok is not None and tok.start in uncovered:
+                    cand.checks.append(Check(name[tok.start],
+                                             f"{dot[0]}[{i}] * {dot[1]}[{i}]", False))
         else:
             for tok, part in _partial_steps(segs[k], segs[k + 1], name, bind):
                 if tok.start in uncovered:

@@ -13,7 +13,7 @@ import re
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.tokens import NUM, VAL, Token
 
-__all__ = ["repeat_candidates", "restate_candidates"]
+__all__ = ["repeat_candidates", "restate_candidates", "scalar_repeat_candidates"]
 
 _ABOUT_RE = re.compile(r"(?:约为|约合|大约|约|approximately|roughly|about|around|≈|~|\\approx)"
                        r"[\s$]*$")
@@ -68,3 +68,60 @@ def repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> li
             out.append(Candidate("restate", "inferred: an array printed again, as first printed",
                                  {"r": tok}, [Check("r", local, False)], {local: first[key]}))
     return out
+
+
+MIN_SIGNIFICANT = 3  # digits of a scalar printed again (an integer's trailing zeros do not count)
+
+
+def _significant(text: str) -> int:
+    """Significant digits of a printed number's mantissa: ``0.98734`` 5, ``1.76`` 3,
+    ``100000`` 1, ``2.605e-4`` 4."""
+    m = re.search(r"\d[\d,]*(?:\.\d+)?", text)
+    if m is None:
+        return 0
+    digits = m.group().replace(",", "")
+    if "." in digits:
+        return len(digits.replace(".", "").lstrip("0"))
+    return len(digits.lstrip("0").rstrip("0"))
+
+
+def scalar_repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]
+                             ) -> list[Candidate]:
+    """A number printed again, at the same precision, later in the note (a table row that
+    restates a result, ``goes from 0.272321 to …``, ``其中注意力 2362368 个``): each copy is
+    checked against the printing that is a result (``= 0.98734``; else the first), read
+    through a definition claim, so an edit of either
+    printing is flagged (:mod:`verifiers.copies`). Only a number of at least
+    :data:`MIN_SIGNIFICANT` significant digits and the same printed precision: a coincidence of
+    that many digits is not a reading. Proposed after the families that compute a value, so
+    a value some computation checks is not also a copy; kept only when verified."""
+    from verifiers.numbers import parse_printed
+
+    groups: dict[tuple[object, object], list[Token]] = {}
+    for tok in tokens:
+        if tok.kind != NUM or _significant(tok.text) < MIN_SIGNIFICANT:
+            continue
+        try:
+            pn = parse_printed(tok.text)
+        except ValueError:
+            continue
+        groups.setdefault((pn.value, pn.half_unit), []).append(tok)
+    out = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        # the source: the first printing that is a result (``= 0.98734``), else the first
+        source = next((t for t in group if _RESULT_RE.search(text, max(0, t.start - 12), t.start)),
+                      group[0])
+        line = text.count("\n", 0, source.start)
+        for tok in group:
+            if tok is source or tok.start not in uncovered or text.count(
+                    "\n", 0, tok.start) == line:  # same line: operands of one computation
+                continue
+            local = f"u{source.start}"
+            out.append(Candidate("restate", "inferred: a value printed again",
+                                 {"r": tok}, [Check("r", local, False)], {local: source}))
+    return out
+
+
+_RESULT_RE = re.compile(r"(?:=|≈|\\approx)[\s$]*\Z")

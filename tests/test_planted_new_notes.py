@@ -1,0 +1,49 @@
+"""The planted corpus over new notes checked by inferred claims (heldout-notes-*.yaml) is
+well-formed, and the runner infers their claims in a temporary folder."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from benchmarks.planted.survey import REAL, CorpusError, Edit, load_corpus, survey
+
+ROOT = Path(__file__).resolve().parent.parent
+NEW = [e for e in load_corpus() if e.inferred]
+NUMERIC = {"arithmetic", "copied-entries", "rounding", "restatement", "unit-scale"}
+
+
+def test_new_notes_corpus_size_and_kinds():
+    counts = Counter(e.kind for e in NEW)
+    assert len(NEW) >= 20 and set(counts) <= NUMERIC and len(counts) == len(NUMERIC), counts
+    assert len({e.id for e in load_corpus()}) == len(load_corpus()), "duplicate ids"
+
+
+@pytest.mark.parametrize("edit", NEW, ids=[e.id for e in NEW])
+def test_new_notes_edit_is_well_formed(edit: Edit):
+    text = (ROOT / edit.notes_dir / edit.note).read_bytes().decode("utf-8")
+    assert edit.source.startswith("heldout-notes-") and not edit.held_out
+    assert text.count(edit.find) == 1 and edit.replace != edit.find
+    edited, lines = edit.apply(text)
+    assert edited != text and lines
+
+
+def test_a_notes_folder_needs_inferred_claims(tmp_path):
+    (tmp_path / "bad.yaml").write_text("notes: benchmarks/heldout\nedits: []\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="claims: inferred"):
+        load_corpus(tmp_path)
+    (tmp_path / "bad.yaml").write_text("notes: ../..\nclaims: inferred\nedits: []\n",
+                                       encoding="utf-8")
+    with pytest.raises(CorpusError, match="not a folder of the project"):
+        load_corpus(tmp_path)
+
+
+def test_end_to_end_one_edit_with_inferred_claims():
+    """An addition slip in a new note is caught at its line by the claims inferred from the
+    clean note; the unedited notes give no false alarm."""
+    edit = next(e for e in NEW if e.id == "n-ar-kv-bytes-per-token")
+    result = survey([edit])
+    assert result.false_alarms == []
+    assert result.outcomes[0].outcome == REAL, result.outcomes[0].detail
