@@ -26,12 +26,16 @@ import sympy
 import torch
 from sympy.core.function import AppliedUndef
 
-from verifiers.formulas.tinygpt_refs import DTYPE, REFERENCES, Instance, Reference, Unread
+from verifiers.formulas.plain import read_plain
+from verifiers.formulas.plain_refs import PLAIN_REFERENCES
+from verifiers.formulas.tinygpt_refs import DTYPE, Instance, Reference, Unread
+from verifiers.formulas.tinygpt_refs import REFERENCES as _LATEX_REFERENCES
 from verifiers.latex import LatexError, parse_latex, split_chains
 
 __all__ = ["REFERENCES", "Reference", "reference_value"]
 
 SEEDS = (0, 1)
+REFERENCES: dict[str, Reference] = {**_LATEX_REFERENCES, **PLAIN_REFERENCES}
 _Unread = Unread  # the formula cannot be evaluated on the reference's inputs
 
 
@@ -105,7 +109,7 @@ def _value(expr: Any, inst: Instance) -> Any:
         return torch.log(torch.as_tensor(_value(expr.args[0], inst), dtype=DTYPE))
     if isinstance(expr, AppliedUndef):
         name = expr.func.__name__
-        if name == "Concat":
+        if name in ("Concat", "concat"):
             return torch.cat(_listed(expr.args, inst), dim=-1)
         if name == "given" and "given" in inst.calls:  # P (黑便 ∣ 前文): the reference reads it
             return inst.calls["given"](*expr.args)
@@ -148,13 +152,15 @@ def _listed(args: tuple[Any, ...], inst: Instance) -> list[Any]:
             continue
         before, after = (getattr(args[k + d], "name", "") if 0 <= k + d < len(args) else ""
                          for d in (-1, 1))
-        head, _, first = before.rpartition("^(")
-        head2, _, last = after.rpartition("^(")
+        mark = "^(" if "^(" in before else "_"  # Z^{(1)} … Z^{(H)}, head_{1} … head_{h}
+        head, _, first = before.rpartition(mark)
+        head2, _, last = after.rpartition(mark)
         if not head or head != head2 or not first.rstrip(")").isdigit():
             raise _Unread(f"the ellipsis between {before!r} and {after!r} is not a run")
         stop = inst.env.get(last.rstrip(")"), last.rstrip(")"))
+        close = ")" if mark == "^(" else ""
         for h in range(int(first.rstrip(")")) + 1, int(stop)):
-            out.append(_value(sympy.Symbol(f"{head}^({h})"), inst))
+            out.append(_value(sympy.Symbol(f"{head}{mark}{h}{close}"), inst))
     return out
 
 
@@ -223,10 +229,12 @@ def _differs(got: Any, want: torch.Tensor) -> str | None:
     return None if gap <= 1e-9 * scale else f"largest difference {gap:.3g}"
 
 
-def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str, str] | None:
-    """(left side, how it differs) for the first chain that disagrees; None when all agree."""
+def _check(chains: list[list[str]], ref: Reference, inst: Instance,
+           shape: tuple[int, int] | None = None) -> tuple[str, str] | None:
+    """(left side, how it differs) for the first chain that disagrees; None when all agree.
+    ``shape``: the sizes a plain-text annotation ``→ a×b`` states for the last chain."""
     pending: list[str] = []  # Q, K \in R^{…}: names that share the next shape
-    for chain in chains:
+    for n, chain in enumerate(chains):
         if len(chain) == 1 and "\\in" in chain[0]:  # W_{O} \in R^{H d_{v} \times d}: a shape
             space = chain[0].partition("\\in")[2]
             for text in [*(f"{name} \\in{space}" for name in pending), chain[0]]:
@@ -247,6 +255,14 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
         else:
             lhs = parse_latex(chain[0], matrices=ref.matrices, functions=ref.functions)
         key = _key(lhs)
+        if key in inst.each:  # head_i = …: every member of the family, on its own inputs
+            for over, want in inst.each[key]:
+                member = Instance({**inst.env, **over}, {key: want}, inst.calls, inst.grads)
+                found = _check([chain], ref, member, shape)
+                if found is not None:
+                    at = ", ".join(f"{k} = {v}" for k, v in over.items() if isinstance(v, int))
+                    return found[0], f"{found[1]} (at {at})"
+            continue
         if key not in inst.expected:
             raise _Unread(f"{chain[0]} is not what the reference computes "
                           f"({', '.join(sorted(inst.expected))})")
@@ -269,6 +285,9 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
             differs = _differs(got, want)
             if differs is not None:
                 return f"{chain[0]} = {side}", differs
+        if shape is not None and n == len(chains) - 1 and tuple(want.shape) != shape:
+            return (f"{chain[0]} → {shape[0]}×{shape[1]}", f"the formula says {shape[0]}×"
+                    f"{shape[1]}, tinygpt's value is {'×'.join(map(str, want.shape))}")
         inst.env[key] = want  # a later chain may use it (ℓ_{i} = …, p_{i} = softmax (ℓ_{i}))
     if pending:
         raise _Unread(f"{', '.join(pending)}: a name with no shape or definition after it")
@@ -292,11 +311,12 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
         return value(ERROR, f"reference: unknown {name!r}; one of {', '.join(sorted(REFERENCES))}")
 
     try:
-        chains = split_chains(printed.text)
+        text, shape = read_plain(printed.text)  # plain-text math in the reader's notation
+        chains = split_chains(text)
         if any(r != "=" for c in chains for r in c[1::2]):
             return value(UNPARSED, "a reference formula is a definition 'left = right'")
         for seed in SEEDS:
-            found = _check(chains, ref, ref.make(seed))
+            found = _check(chains, ref, ref.make(seed), shape)
             if found is not None:
                 return value(DISCREPANCY, f"{found[0]}: on the reference's inputs (seed {seed}) "
                              f"it differs from {ref.what}: {found[1]}")
