@@ -9,7 +9,7 @@ import inspect
 
 import pytest
 
-from verifiers.formulas.code import REFERENCES, _check
+from verifiers.formulas.code import REFERENCES, _check, _condition
 from verifiers.formulas.plain import normalize, read_plain
 from verifiers.formulas.plain_refs import PLAIN_REFERENCES
 from verifiers.latex import split_chains
@@ -32,6 +32,11 @@ FORMULAS = {
                            "headᵢ = Attention(X · W_qᵢ, X · W_qᵢ, X · W_vᵢ)"]),
     "tinygpt-temperature": ("P = softmax(logits / T)",
                             ["P = softmax(logits × T)", "P = softmax(logits)"]),
+    "tinygpt-sgd-lowers-w": (r"\frac{d L}{d w} > 0",
+                             [r"\frac{d L}{d w} < 0", r"\frac{d L}{d w} > 1",
+                              r"\frac{d L}{d w} \geq -1"]),
+    "tinygpt-sgd-raises-w": (r"\frac{d L}{d w} < 0",
+                             [r"\frac{d L}{d w} > 0", r"\frac{d L}{d w} < -1"]),
     "tinygpt-input-card": ("X_input = Embedding(Token) + Positional_Encoding(pos)",
                            ["X_input = Embedding(Token) - Positional_Encoding(pos)",
                             "X_input = Embedding(Token)"]),
@@ -41,7 +46,11 @@ FORMULAS = {
 def _found(text: str, name: str, seed: int) -> tuple[str, str] | None:
     ref = REFERENCES[name]
     formula, shape = read_plain(text)
-    return _check(split_chains(formula), ref, ref.make(seed), shape)
+    inst = ref.make(seed)
+    if inst.truths:  # a printed condition (11.2's dL/dw > 0)
+        found = _condition(split_chains(formula), ref, inst)
+        return None if found is None else (formula, found)
+    return _check(split_chains(formula), ref, inst, shape)
 
 
 def test_every_plain_reference_has_planted_edits():

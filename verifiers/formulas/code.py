@@ -134,6 +134,13 @@ _RELATIONS: dict[type, Callable[[float, float], bool]] = {
     sympy.Gt: lambda a, b: a > b, sympy.Ge: lambda a, b: a >= b}
 
 
+_INEQUALITIES: dict[str, Callable[[float, float], bool]] = {
+    ">": _RELATIONS[sympy.Gt], "\\gt": _RELATIONS[sympy.Gt], "<": _RELATIONS[sympy.Lt],
+    "\\lt": _RELATIONS[sympy.Lt], "≥": _RELATIONS[sympy.Ge], "\\geq": _RELATIONS[sympy.Ge],
+    "\\ge": _RELATIONS[sympy.Ge], "≤": _RELATIONS[sympy.Le], "\\leq": _RELATIONS[sympy.Le],
+    "\\le": _RELATIONS[sympy.Le]}
+
+
 def _holds(cond: Any, inst: Instance) -> bool:
     """A condition of cases or of ``\\sum_{i : t_{i} = w}``, on the instance's values."""
     test = _RELATIONS.get(type(cond))
@@ -294,6 +301,26 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance,
     return None
 
 
+def _condition(chains: list[list[str]], ref: Reference, inst: Instance) -> str | None:
+    """How a printed condition ``left > right`` misses the reference's case: it must hold on
+    every instance of the case and fail on every other instance (None when it does)."""
+    if len(chains) != 1 or len(chains[0]) != 3:
+        raise _Unread("a condition is one relation 'left > right'")
+    left, mark, right = chains[0]
+    test = _INEQUALITIES.get(mark.strip())
+    if test is None:
+        raise _Unread(f"{mark!r} is not an inequality")
+    sides = [parse_latex(t, matrices=ref.matrices, functions=ref.functions) for t in (left, right)]
+    for env, grads, must in inst.truths:
+        at = Instance(env, {}, inst.calls, grads)
+        a, b = (float(_value(side, at)) for side in sides)
+        if test(a, b) != must:
+            where = "holds" if not must else "fails"
+            return (f"{left} {mark} {right} {where} at {left} = {a:.3g}, "
+                    f"where tinygpt's update {'does not move' if not must else 'moves'} w that way")
+    return None
+
+
 def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
     """The claim's value for formula hole ``hole``, checked against its tinygpt reference."""
     from verifiers.verdicts import DISCREPANCY, ERROR, UNPARSED, VERIFIED, ValueVerdict
@@ -313,6 +340,14 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
     try:
         text, shape = read_plain(printed.text)  # plain-text math in the reader's notation
         chains = split_chains(text)
+        if ref.make(SEEDS[0]).truths:  # a printed condition, judged where tinygpt says it holds
+            for seed in SEEDS:
+                found = _condition(chains, ref, ref.make(seed))
+                if found is not None:
+                    return value(DISCREPANCY, f"{found}: on the reference's inputs (seed {seed}) "
+                                 f"it does not state {ref.what}")
+            return value(VERIFIED, f"holds exactly in {ref.what}, on {len(SEEDS)} sets of "
+                         "random instances")
         if any(r != "=" for c in chains for r in c[1::2]):
             return value(UNPARSED, "a reference formula is a definition 'left = right'")
         for seed in SEEDS:

@@ -102,6 +102,25 @@ def _input(seed: int) -> Instance:
                      "Positional_Encoding": lambda p: table[p.long()]})
 
 
+def _sgd_direction(lowers: bool) -> Any:
+    """``\\frac{d L}{d w} > 0`` printed as the case in which the update lowers w (``< 0``: raises
+    it): on scalar losses L(w) = (w − c)², the printed condition must hold exactly where
+    tinygpt's sgd_step lowers (raises) w, and fail where it moves w the other way."""
+    def make(seed: int) -> Instance:
+        from tinygpt.model import sgd_step
+
+        g = torch.Generator().manual_seed(seed)
+        truths = []
+        for _ in range(6):
+            w, c = _randn(g, 1)[0], _randn(g, 1)[0]
+            grad = 2 * (w - c)  # dL/dw of (w - c)²
+            new = sgd_step({"w": w}, {"w": grad}, 0.1)["w"]
+            if float(new) != float(w):
+                truths.append(({"w": w}, {"w": grad}, (float(new) < float(w)) == lowers))
+        return Instance({}, {}, truths=truths)
+    return make
+
+
 #: name -> what tinygpt computes, the names read as matrices, the functions, the maker
 PLAIN_REFERENCES: dict[str, Reference] = {
     "tinygpt-attention": Reference("tinygpt.attention (softmax(Q Kᵀ/√d_k) V)",
@@ -119,4 +138,8 @@ PLAIN_REFERENCES: dict[str, Reference] = {
     "tinygpt-input-card": Reference("tinygpt's input rows (embedding rows + position rows)",
                                     ("X_input", "Token", "pos"),
                                     ("Embedding", "Positional_Encoding"), _input),
+    "tinygpt-sgd-lowers-w": Reference("the case in which tinygpt's sgd_step lowers w", (), (),
+                                      _sgd_direction(True)),
+    "tinygpt-sgd-raises-w": Reference("the case in which tinygpt's sgd_step raises w", (), (),
+                                      _sgd_direction(False)),
 }

@@ -32,6 +32,8 @@ class Instance:
     entries: tuple[str, ...] = ()  # index names of a definition by entries (M_{i j})
     # a family defined by an index (head_i = …): left side -> [(its inputs, tinygpt's value)]
     each: dict[str, list[tuple[dict[str, Any], Any]]] = field(default_factory=dict)
+    # a printed condition (dL/dw > 0): [(inputs, gradients, whether it must hold there)]
+    truths: list[tuple[dict[str, Any], dict[str, Any], bool]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
