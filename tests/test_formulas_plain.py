@@ -85,6 +85,32 @@ def test_the_front_end_rewrites_only_what_the_reader_refuses(plain, latex):
     assert normalize(plain) == latex
 
 
+def test_indices_as_subscripts_become_entries():
+    from verifiers.formulas.plain import entries
+
+    assert entries("P(token_i) = exp(logits_i) / Σ exp(logits_j)") == (
+        "P[i] = exp(logits[i]) / Σ_j exp(logits[j])")
+    with pytest.raises(ValueError):  # the sum's index is the definition's own: not told
+        entries("P(token_i) = exp(logits_i) / Σ exp(logits_i)")
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("P(token_i) = exp(logits_i) / Σ exp(logits_j)", "verified"),
+    ("P(token_i) = exp(logits_i) / Σ logits_j", "discrepancy"),
+    ("P(token_i) = exp(-logits_i) / Σ exp(logits_j)", "discrepancy"),
+    ("P(token_i) = exp(logits_i) / Σ exp(logits_i)", "unparsed"),
+])
+def test_softmax_entries_against_tinygpt(text, status):
+    from types import SimpleNamespace
+
+    from verifiers.formulas.holes import reference_value
+
+    printed = SimpleNamespace(text=text, start=0, end=len(text))
+    note = SimpleNamespace(position=lambda i: (1, i + 1))
+    claim = SimpleNamespace(reference={"P": "softmax-entries"})
+    assert reference_value(claim, "P", printed, note).status == status
+
+
 def test_a_shape_annotation_is_split_off():
     assert read_plain("K₁ = X · W_k1 → 3×2 矩阵") == ("K_{1} = X · W_{k1}", (3, 2))
     assert read_plain("Q = X · W_q") == ("Q = X · W_q", None)

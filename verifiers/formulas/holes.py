@@ -211,11 +211,27 @@ def _attention_weights(seed: int, n: int, d_k: int) -> tuple[dict[str, Any], Any
     return {"score": (q @ k.T).numpy(), "d_k": d_k}, weights.numpy()
 
 
+def _softmax_entries(seed: int, n: int, _: int) -> tuple[dict[str, Any], Any]:
+    """Inputs ``logits`` (n values); tinygpt.softmax of them (the next-token distribution)."""
+    import torch
+
+    from tinygpt.model import softmax
+
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(n, generator=g, dtype=torch.float64)
+    return {"logits": logits.numpy()}, softmax(logits).numpy()
+
+
 #: name -> (what it is, the cases: (seed, n, d_k), the function giving inputs and tinygpt's value)
 REFERENCES: dict[str, tuple[str, tuple[tuple[int, int, int], ...], Callable[..., Any]]] = {
     "attention-weights": ("tinygpt.attention's weights softmax(Q K^T / √d_k), row by row",
                           ((0, 3, 3), (1, 4, 64)), _attention_weights),
+    # P(token_i) = exp(logits_i) / Σ exp(logits_j), read through formulas/plain.py's entries
+    "softmax-entries": ("tinygpt.softmax of the logits, entry by entry", ((0, 6, 0), (1, 5, 0)),
+                        _softmax_entries),
 }
+#: references whose formula is plain text with indices as subscripts (logits_i): rewritten
+PLAIN_ENTRIES = frozenset({"softmax-entries"})
 
 
 def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
@@ -231,7 +247,15 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                             message=f"{hole}: {message}", suggestion=None)
 
     try:
-        definition = read_definition(printed.text)
+        text = printed.text
+        if name in PLAIN_ENTRIES:
+            from verifiers.formulas.plain import entries
+
+            try:
+                text = entries(text)
+            except ValueError as err:
+                raise FormulaError(str(err)) from None
+        definition = read_definition(text)
     except FormulaError as err:
         return value(UNPARSED, f"cannot read the formula: {err}")
     for seed, n, d_k in cases:
@@ -251,7 +275,8 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                                                               strict=True))
                 return value(DISCREPANCY, (
                     f"the formula gives {definition.name}[{where}] = {got:.6g} on inputs "
-                    f"with d_k = {d_k} (n = {n}, seed {seed}); {what} gives {want:.6g}"))
+                    f"with {f'd_k = {d_k} ' if d_k else ''}(n = {n}, seed {seed}); {what} "
+                    f"gives {want:.6g}"))
     return value(VERIFIED, f"the formula agrees with {what} on {len(cases)} inputs")
 
 
