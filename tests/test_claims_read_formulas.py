@@ -289,6 +289,7 @@ EDITS = [
     ("mbm-6-4-head1-formulas", "K₁ = X · W_k1 → 3×2", "K₁ = X · W_k1 → 2×3", 347, MBM),
     ("mbm-6-4-head2-formulas", "V₂ = X · W_v2", "V₂ = X · W_k2", 353, MBM),
     ("mbm-fh-7-3-softmax-entries", "/ Σ exp(logits_j)以位置0", "/ Σ logits_j以位置0", 470, MBM),
+    ("aat-f78-15-6-tied", "可以有意设置 $U = E^{T}$", "可以有意设置 $U = E$", 2918, AAT),
     # 11.2's conditions, uncovered before: judged against tinygpt.sgd_step's direction
     ("aat-f78-11-2-positive-slope", r"\frac{d L}{d w} > 0", r"\frac{d L}{d w} < 0", 2093, AAT),
     ("aat-f78-11-2-negative-slope", r"\frac{d L}{d w} < 0", r"\frac{d L}{d w} > 0", 2099, AAT),

@@ -37,6 +37,7 @@ FORMULAS = {
                               r"\frac{d L}{d w} \geq -1"]),
     "tinygpt-sgd-raises-w": (r"\frac{d L}{d w} < 0",
                              [r"\frac{d L}{d w} > 0", r"\frac{d L}{d w} < -1"]),
+    "tinygpt-tied": ("U = E^{T}", ["U = E"]),
     "tinygpt-input-card": ("X_input = Embedding(Token) + Positional_Encoding(pos)",
                            ["X_input = Embedding(Token) - Positional_Encoding(pos)",
                             "X_input = Embedding(Token)"]),

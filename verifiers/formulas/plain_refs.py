@@ -121,6 +121,16 @@ def _sgd_direction(lowers: bool) -> Any:
     return make
 
 
+def _tied(seed: int) -> Instance:
+    """``U = E^{T}`` (15.6, weight tying): tinygpt's output matrix when ``tie_weights`` is set,
+    from its embedding table E (N×d; U is d×N)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=6, d_model=4, n_heads=1, d_k=4, d_v=4, n_layers=1,
+                              tie_weights=True), seed=seed)
+    return Instance({"E": model.E.detach()}, {"U": model.U.detach()})
+
+
 #: name -> what tinygpt computes, the names read as matrices, the functions, the maker
 PLAIN_REFERENCES: dict[str, Reference] = {
     "tinygpt-attention": Reference("tinygpt.attention (softmax(Q Kᵀ/√d_k) V)",
@@ -138,6 +148,8 @@ PLAIN_REFERENCES: dict[str, Reference] = {
     "tinygpt-input-card": Reference("tinygpt's input rows (embedding rows + position rows)",
                                     ("X_input", "Token", "pos"),
                                     ("Embedding", "Positional_Encoding"), _input),
+    "tinygpt-tied": Reference("tinygpt's output matrix with tied weights", ("E", "U"), (),
+                              _tied),
     "tinygpt-sgd-lowers-w": Reference("the case in which tinygpt's sgd_step lowers w", (), (),
                                       _sgd_direction(True)),
     "tinygpt-sgd-raises-w": Reference("the case in which tinygpt's sgd_step raises w", (), (),
