@@ -87,7 +87,7 @@ def test_the_front_end_rewrites_only_what_the_reader_refuses(plain, latex):
 
 
 def test_indices_as_subscripts_become_entries():
-    from verifiers.formulas.plain import entries
+    from verifiers.formulas.holes import entries
 
     assert entries("P(token_i) = exp(logits_i) / Σ exp(logits_j)") == (
         "P[i] = exp(logits[i]) / Σ_j exp(logits[j])")

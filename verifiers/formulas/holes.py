@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REFERENCES", "Definition", "FormulaError", "read_definition", "reference_value"]
+__all__ = ["REFERENCES", "Definition", "FormulaError", "entries", "read_definition",
+           "reference_value"]
 
 
 class FormulaError(ValueError):
@@ -195,6 +196,31 @@ def evaluate(node: Any, env: dict[str, Any], index: dict[str, int], extent: int)
         raise FormulaError(f"{a:g} {op} {b:g}: {err}") from None
 
 
+# an index written as a subscript of a word or a call's argument: logits_i, P(token_i)
+_CALL_ENTRY = re.compile(r"\b(?!(?:exp|ln|log|sqrt|sin|cos)\()([A-Za-z]\w*)"
+                         r"\(\s*[A-Za-z]+_([ijk])\s*\)")
+_WORD_ENTRY = re.compile(r"\b([A-Za-z][A-Za-z]+)_([ijk])\b")
+_BARE_SUM = re.compile(r"Σ(?!_)\s*")
+
+
+def entries(text: str) -> str:
+    """A plain-text definition by entries in the notation of :mod:`verifiers.formulas.holes`:
+    ``P(token_i) = exp(logits_i) / Σ exp(logits_j)`` is ``P[i] = exp(logits[i]) / Σ_j
+    exp(logits[j])`` (a bare ``Σ`` sums over the one index its term adds)."""
+    text = _CALL_ENTRY.sub(r"\1[\2]", text)
+    text = _WORD_ENTRY.sub(r"\1[\2]", text)
+    out, pos = [], 0
+    for m in _BARE_SUM.finditer(text):
+        rest = text[m.end():]
+        index = re.search(r"\[([ijk])\]", rest)
+        bound = set(re.findall(r"\[([ijk])\]", text[:m.start()]))
+        if index is None or index.group(1) in bound:
+            raise ValueError("a bare Σ whose index cannot be told")
+        out.append(text[pos:m.start()] + f"Σ_{index.group(1)} ")
+        pos = m.end()
+    return "".join(out) + text[pos:]
+
+
 # --------------------------------------------------------------------------- references
 
 
@@ -249,8 +275,6 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
     try:
         text = printed.text
         if name in PLAIN_ENTRIES:
-            from verifiers.formulas.plain import entries
-
             try:
                 text = entries(text)
             except ValueError as err:

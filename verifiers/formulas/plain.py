@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SUBSCRIPTS", "entries", "normalize", "read_plain"]
+__all__ = ["SUBSCRIPTS", "normalize", "read_plain"]
 
 #: Unicode subscript characters and what they stand for.
 SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵣᵤᵥ", "0123456789aeoxhklmnpstijruv", strict=True))
@@ -47,27 +47,3 @@ def read_plain(text: str) -> tuple[str, tuple[int, int] | None]:
     shape = (int(m.group(1)), int(m.group(2))) if m else None
     return normalize(text[:m.start()] if m else text), shape
 
-
-# an index written as a subscript of a word or a call's argument: logits_i, P(token_i)
-_CALL_ENTRY = re.compile(r"\b(?!(?:exp|ln|log|sqrt|sin|cos)\()([A-Za-z]\w*)"
-                         r"\(\s*[A-Za-z]+_([ijk])\s*\)")
-_WORD_ENTRY = re.compile(r"\b([A-Za-z][A-Za-z]+)_([ijk])\b")
-_BARE_SUM = re.compile(r"Σ(?!_)\s*")
-
-
-def entries(text: str) -> str:
-    """A plain-text definition by entries in the notation of :mod:`verifiers.formulas.holes`:
-    ``P(token_i) = exp(logits_i) / Σ exp(logits_j)`` is ``P[i] = exp(logits[i]) / Σ_j
-    exp(logits[j])`` (a bare ``Σ`` sums over the one index its term adds)."""
-    text = _CALL_ENTRY.sub(r"\1[\2]", text)
-    text = _WORD_ENTRY.sub(r"\1[\2]", text)
-    out, pos = [], 0
-    for m in _BARE_SUM.finditer(text):
-        rest = text[m.end():]
-        index = re.search(r"\[([ijk])\]", rest)
-        bound = set(re.findall(r"\[([ijk])\]", text[:m.start()]))
-        if index is None or index.group(1) in bound:
-            raise ValueError("a bare Σ whose index cannot be told")
-        out.append(text[pos:m.start()] + f"Σ_{index.group(1)} ")
-        pos = m.end()
-    return "".join(out) + text[pos:]
