@@ -194,7 +194,6 @@ BASELINE: frozenset[str] = frozenset({
     "mbm-3-2-variance-normalised",
     "mbm-4-2-softmax-row0",
     "mbm-6-3-head-params",
-    "mbm-6-4-heads",
     "mbm-6-5-concat",
     "mbm-6-6-output-projection",
     "mbm-card-pe",
@@ -275,6 +274,25 @@ EDITS = [
     ("l1-s-2-onehot-lookup", "所以 $e_i^\\top E=E_{i,:}$", "所以 $e_i^\\top E=E_{:,i}$", 95, L1),
     ("mbm-s-1-4-pe", "PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))",
      "PE(pos, 2i+1) = cos(pos / 10000^((2i+1)/d_model))", 53, MBM),
+    # plain-text formulas read by the plain-math front end (verifiers/formulas/plain.py) and
+    # evaluated against tinygpt: the formula card, 6.7's summary, 6.4's heads (BASELINE shrink)
+    ("mbm-fc-card-multihead", "X · W_kᵢ, X · W_vᵢ)", "X · W_qᵢ, X · W_vᵢ)", 768, MBM),
+    ("mbm-fc-card-temperature", "P = softmax(logits / T)", "P = softmax(logits × T)", 775, MBM),
+    ("mbm-fc-card-qkv", "│ K = X · W_k │", "│ K = X · W_q │", 760, MBM),
+    ("mbm-fc-card-attention", "Attention(Q, K, V) = softmax(Q · K^T / √d_k) · V",
+     "Attention(Q, K, V) = softmax(Q · K^T / d_k) · V", 764, MBM),
+    ("mbm-fc-card-input", "Embedding(Token) + Positional", "Embedding(Token) - Positional", 756,
+     MBM),
+    ("mbm-fc-6-7-multihead", "│ MultiHead = concat(head₁, ..., headₕ) · W_o │\n│ │\n└",
+     "│ MultiHead = concat(head₁, ..., headₕ) │\n│ │\n└", 413, MBM),
+    ("mbm-6-4-head1-formulas", "Q₁·K₁^T/√2", "Q₁·K₁^T/2", 349, MBM),
+    ("mbm-6-4-head1-formulas", "K₁ = X · W_k1 → 3×2", "K₁ = X · W_k1 → 2×3", 347, MBM),
+    ("mbm-6-4-head2-formulas", "V₂ = X · W_v2", "V₂ = X · W_k2", 353, MBM),
+    ("mbm-fh-7-3-softmax-entries", "/ Σ exp(logits_j)以位置0", "/ Σ logits_j以位置0", 470, MBM),
+    ("aat-f78-15-6-tied", "可以有意设置 $U = E^{T}$", "可以有意设置 $U = E$", 2918, AAT),
+    # 11.2's conditions, uncovered before: judged against tinygpt.sgd_step's direction
+    ("aat-f78-11-2-positive-slope", r"\frac{d L}{d w} > 0", r"\frac{d L}{d w} < 0", 2093, AAT),
+    ("aat-f78-11-2-negative-slope", r"\frac{d L}{d w} < 0", r"\frac{d L}{d w} > 0", 2099, AAT),
 ]
 
 

@@ -26,12 +26,16 @@ import sympy
 import torch
 from sympy.core.function import AppliedUndef
 
-from verifiers.formulas.tinygpt_refs import DTYPE, REFERENCES, Instance, Reference, Unread
+from verifiers.formulas.plain import read_plain
+from verifiers.formulas.plain_refs import PLAIN_REFERENCES
+from verifiers.formulas.tinygpt_refs import DTYPE, Instance, Reference, Unread
+from verifiers.formulas.tinygpt_refs import REFERENCES as _LATEX_REFERENCES
 from verifiers.latex import LatexError, parse_latex, split_chains
 
 __all__ = ["REFERENCES", "Reference", "reference_value"]
 
 SEEDS = (0, 1)
+REFERENCES: dict[str, Reference] = {**_LATEX_REFERENCES, **PLAIN_REFERENCES}
 _Unread = Unread  # the formula cannot be evaluated on the reference's inputs
 
 
@@ -105,7 +109,7 @@ def _value(expr: Any, inst: Instance) -> Any:
         return torch.log(torch.as_tensor(_value(expr.args[0], inst), dtype=DTYPE))
     if isinstance(expr, AppliedUndef):
         name = expr.func.__name__
-        if name == "Concat":
+        if name in ("Concat", "concat"):
             return torch.cat(_listed(expr.args, inst), dim=-1)
         if name == "given" and "given" in inst.calls:  # P (黑便 ∣ 前文): the reference reads it
             return inst.calls["given"](*expr.args)
@@ -130,6 +134,13 @@ _RELATIONS: dict[type, Callable[[float, float], bool]] = {
     sympy.Gt: lambda a, b: a > b, sympy.Ge: lambda a, b: a >= b}
 
 
+_INEQUALITIES: dict[str, Callable[[float, float], bool]] = {
+    ">": _RELATIONS[sympy.Gt], "\\gt": _RELATIONS[sympy.Gt], "<": _RELATIONS[sympy.Lt],
+    "\\lt": _RELATIONS[sympy.Lt], "≥": _RELATIONS[sympy.Ge], "\\geq": _RELATIONS[sympy.Ge],
+    "\\ge": _RELATIONS[sympy.Ge], "≤": _RELATIONS[sympy.Le], "\\leq": _RELATIONS[sympy.Le],
+    "\\le": _RELATIONS[sympy.Le]}
+
+
 def _holds(cond: Any, inst: Instance) -> bool:
     """A condition of cases or of ``\\sum_{i : t_{i} = w}``, on the instance's values."""
     test = _RELATIONS.get(type(cond))
@@ -148,13 +159,15 @@ def _listed(args: tuple[Any, ...], inst: Instance) -> list[Any]:
             continue
         before, after = (getattr(args[k + d], "name", "") if 0 <= k + d < len(args) else ""
                          for d in (-1, 1))
-        head, _, first = before.rpartition("^(")
-        head2, _, last = after.rpartition("^(")
+        mark = "^(" if "^(" in before else "_"  # Z^{(1)} … Z^{(H)}, head_{1} … head_{h}
+        head, _, first = before.rpartition(mark)
+        head2, _, last = after.rpartition(mark)
         if not head or head != head2 or not first.rstrip(")").isdigit():
             raise _Unread(f"the ellipsis between {before!r} and {after!r} is not a run")
         stop = inst.env.get(last.rstrip(")"), last.rstrip(")"))
+        close = ")" if mark == "^(" else ""
         for h in range(int(first.rstrip(")")) + 1, int(stop)):
-            out.append(_value(sympy.Symbol(f"{head}^({h})"), inst))
+            out.append(_value(sympy.Symbol(f"{head}{mark}{h}{close}"), inst))
     return out
 
 
@@ -223,10 +236,12 @@ def _differs(got: Any, want: torch.Tensor) -> str | None:
     return None if gap <= 1e-9 * scale else f"largest difference {gap:.3g}"
 
 
-def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str, str] | None:
-    """(left side, how it differs) for the first chain that disagrees; None when all agree."""
+def _check(chains: list[list[str]], ref: Reference, inst: Instance,
+           shape: tuple[int, int] | None = None) -> tuple[str, str] | None:
+    """(left side, how it differs) for the first chain that disagrees; None when all agree.
+    ``shape``: the sizes a plain-text annotation ``→ a×b`` states for the last chain."""
     pending: list[str] = []  # Q, K \in R^{…}: names that share the next shape
-    for chain in chains:
+    for n, chain in enumerate(chains):
         if len(chain) == 1 and "\\in" in chain[0]:  # W_{O} \in R^{H d_{v} \times d}: a shape
             space = chain[0].partition("\\in")[2]
             for text in [*(f"{name} \\in{space}" for name in pending), chain[0]]:
@@ -247,6 +262,14 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
         else:
             lhs = parse_latex(chain[0], matrices=ref.matrices, functions=ref.functions)
         key = _key(lhs)
+        if key in inst.each:  # head_i = …: every member of the family, on its own inputs
+            for over, want in inst.each[key]:
+                member = Instance({**inst.env, **over}, {key: want}, inst.calls, inst.grads)
+                found = _check([chain], ref, member, shape)
+                if found is not None:
+                    at = ", ".join(f"{k} = {v}" for k, v in over.items() if isinstance(v, int))
+                    return found[0], f"{found[1]} (at {at})"
+            continue
         if key not in inst.expected:
             raise _Unread(f"{chain[0]} is not what the reference computes "
                           f"({', '.join(sorted(inst.expected))})")
@@ -269,9 +292,32 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance) -> tuple[str
             differs = _differs(got, want)
             if differs is not None:
                 return f"{chain[0]} = {side}", differs
+        if shape is not None and n == len(chains) - 1 and tuple(want.shape) != shape:
+            return (f"{chain[0]} → {shape[0]}×{shape[1]}", f"the formula says {shape[0]}×"
+                    f"{shape[1]}, tinygpt's value is {'×'.join(map(str, want.shape))}")
         inst.env[key] = want  # a later chain may use it (ℓ_{i} = …, p_{i} = softmax (ℓ_{i}))
     if pending:
         raise _Unread(f"{', '.join(pending)}: a name with no shape or definition after it")
+    return None
+
+
+def _condition(chains: list[list[str]], ref: Reference, inst: Instance) -> str | None:
+    """How a printed condition ``left > right`` misses the reference's case: it must hold on
+    every instance of the case and fail on every other instance (None when it does)."""
+    if len(chains) != 1 or len(chains[0]) != 3:
+        raise _Unread("a condition is one relation 'left > right'")
+    left, mark, right = chains[0]
+    test = _INEQUALITIES.get(mark.strip())
+    if test is None:
+        raise _Unread(f"{mark!r} is not an inequality")
+    sides = [parse_latex(t, matrices=ref.matrices, functions=ref.functions) for t in (left, right)]
+    for env, grads, must in inst.truths:
+        at = Instance(env, {}, inst.calls, grads)
+        a, b = (float(_value(side, at)) for side in sides)
+        if test(a, b) != must:
+            where = "holds" if not must else "fails"
+            return (f"{left} {mark} {right} {where} at {left} = {a:.3g}, "
+                    f"where tinygpt's update {'does not move' if not must else 'moves'} w that way")
     return None
 
 
@@ -292,11 +338,20 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
         return value(ERROR, f"reference: unknown {name!r}; one of {', '.join(sorted(REFERENCES))}")
 
     try:
-        chains = split_chains(printed.text)
+        text, shape = read_plain(printed.text)  # plain-text math in the reader's notation
+        chains = split_chains(text)
+        if ref.make(SEEDS[0]).truths:  # a printed condition, judged where tinygpt says it holds
+            for seed in SEEDS:
+                found = _condition(chains, ref, ref.make(seed))
+                if found is not None:
+                    return value(DISCREPANCY, f"{found}: on the reference's inputs (seed {seed}) "
+                                 f"it does not state {ref.what}")
+            return value(VERIFIED, f"holds exactly in {ref.what}, on {len(SEEDS)} sets of "
+                         "random instances")
         if any(r != "=" for c in chains for r in c[1::2]):
             return value(UNPARSED, "a reference formula is a definition 'left = right'")
         for seed in SEEDS:
-            found = _check(chains, ref, ref.make(seed))
+            found = _check(chains, ref, ref.make(seed), shape)
             if found is not None:
                 return value(DISCREPANCY, f"{found[0]}: on the reference's inputs (seed {seed}) "
                              f"it differs from {ref.what}: {found[1]}")

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REFERENCES", "Definition", "FormulaError", "read_definition", "reference_value"]
+__all__ = ["REFERENCES", "Definition", "FormulaError", "entries", "read_definition",
+           "reference_value"]
 
 
 class FormulaError(ValueError):
@@ -195,6 +196,31 @@ def evaluate(node: Any, env: dict[str, Any], index: dict[str, int], extent: int)
         raise FormulaError(f"{a:g} {op} {b:g}: {err}") from None
 
 
+# an index written as a subscript of a word or a call's argument: logits_i, P(token_i)
+_CALL_ENTRY = re.compile(r"\b(?!(?:exp|ln|log|sqrt|sin|cos)\()([A-Za-z]\w*)"
+                         r"\(\s*[A-Za-z]+_([ijk])\s*\)")
+_WORD_ENTRY = re.compile(r"\b([A-Za-z][A-Za-z]+)_([ijk])\b")
+_BARE_SUM = re.compile(r"Σ(?!_)\s*")
+
+
+def entries(text: str) -> str:
+    """A plain-text definition by entries in the notation of :mod:`verifiers.formulas.holes`:
+    ``P(token_i) = exp(logits_i) / Σ exp(logits_j)`` is ``P[i] = exp(logits[i]) / Σ_j
+    exp(logits[j])`` (a bare ``Σ`` sums over the one index its term adds)."""
+    text = _CALL_ENTRY.sub(r"\1[\2]", text)
+    text = _WORD_ENTRY.sub(r"\1[\2]", text)
+    out, pos = [], 0
+    for m in _BARE_SUM.finditer(text):
+        rest = text[m.end():]
+        index = re.search(r"\[([ijk])\]", rest)
+        bound = set(re.findall(r"\[([ijk])\]", text[:m.start()]))
+        if index is None or index.group(1) in bound:
+            raise ValueError("a bare Σ whose index cannot be told")
+        out.append(text[pos:m.start()] + f"Σ_{index.group(1)} ")
+        pos = m.end()
+    return "".join(out) + text[pos:]
+
+
 # --------------------------------------------------------------------------- references
 
 
@@ -211,11 +237,27 @@ def _attention_weights(seed: int, n: int, d_k: int) -> tuple[dict[str, Any], Any
     return {"score": (q @ k.T).numpy(), "d_k": d_k}, weights.numpy()
 
 
+def _softmax_entries(seed: int, n: int, _: int) -> tuple[dict[str, Any], Any]:
+    """Inputs ``logits`` (n values); tinygpt.softmax of them (the next-token distribution)."""
+    import torch
+
+    from tinygpt.model import softmax
+
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(n, generator=g, dtype=torch.float64)
+    return {"logits": logits.numpy()}, softmax(logits).numpy()
+
+
 #: name -> (what it is, the cases: (seed, n, d_k), the function giving inputs and tinygpt's value)
 REFERENCES: dict[str, tuple[str, tuple[tuple[int, int, int], ...], Callable[..., Any]]] = {
     "attention-weights": ("tinygpt.attention's weights softmax(Q K^T / √d_k), row by row",
                           ((0, 3, 3), (1, 4, 64)), _attention_weights),
+    # P(token_i) = exp(logits_i) / Σ exp(logits_j), read through formulas/plain.py's entries
+    "softmax-entries": ("tinygpt.softmax of the logits, entry by entry", ((0, 6, 0), (1, 5, 0)),
+                        _softmax_entries),
 }
+#: references whose formula is plain text with indices as subscripts (logits_i): rewritten
+PLAIN_ENTRIES = frozenset({"softmax-entries"})
 
 
 def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
@@ -231,7 +273,13 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                             message=f"{hole}: {message}", suggestion=None)
 
     try:
-        definition = read_definition(printed.text)
+        text = printed.text
+        if name in PLAIN_ENTRIES:
+            try:
+                text = entries(text)
+            except ValueError as err:
+                raise FormulaError(str(err)) from None
+        definition = read_definition(text)
     except FormulaError as err:
         return value(UNPARSED, f"cannot read the formula: {err}")
     for seed, n, d_k in cases:
@@ -251,7 +299,8 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                                                               strict=True))
                 return value(DISCREPANCY, (
                     f"the formula gives {definition.name}[{where}] = {got:.6g} on inputs "
-                    f"with d_k = {d_k} (n = {n}, seed {seed}); {what} gives {want:.6g}"))
+                    f"with {f'd_k = {d_k} ' if d_k else ''}(n = {n}, seed {seed}); {what} "
+                    f"gives {want:.6g}"))
     return value(VERIFIED, f"the formula agrees with {what} on {len(cases)} inputs")
 
 

@@ -30,6 +30,10 @@ class Instance:
     calls: dict[str, Callable[..., Any]] = field(default_factory=dict)
     grads: dict[str, Any] = field(default_factory=dict)  # W -> ∂L/∂W
     entries: tuple[str, ...] = ()  # index names of a definition by entries (M_{i j})
+    # a family defined by an index (head_i = …): left side -> [(its inputs, tinygpt's value)]
+    each: dict[str, list[tuple[dict[str, Any], Any]]] = field(default_factory=dict)
+    # a printed condition (dL/dw > 0): [(inputs, gradients, whether it must hold there)]
+    truths: list[tuple[dict[str, Any], dict[str, Any], bool]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -227,7 +231,7 @@ def _qkv(seed: int) -> Instance:
     with torch.no_grad():
         layer = model.forward_trace([1, 3, 0])["layers"][0]
     block = model.blocks[0]
-    env = {"X_input": layer["attn_in"], "W_q": block.W_Q[0].detach(),
+    env = {"X_input": layer["attn_in"], "X": layer["attn_in"], "W_q": block.W_Q[0].detach(),
            "W_k": block.W_K[0].detach(), "W_v": block.W_V[0].detach()}
     return Instance(env, {"Q": layer["q"][0], "K": layer["k"][0], "V": layer["v"][0]})
 
@@ -486,7 +490,7 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-logits": Reference("tinygpt's logits h U (final rows times the output matrix)",
                                 ("Logits", "Z", "W_linear"), (), _logits),
     "tinygpt-qkv": Reference("tinygpt's Q, K, V projections of the layer input",
-                             ("Q", "K", "V", "X_input", "W_q", "W_k", "W_v"), (), _qkv),
+                             ("Q", "K", "V", "X_input", "X", "W_q", "W_k", "W_v"), (), _qkv),
     "tinygpt-input": Reference("tinygpt's input rows (embedding rows + sinusoidal positions)",
                                ("X_input", "X", "PE"), (), _input_rows),
     "tinygpt-shapes": Reference("the sizes of tinygpt's inputs, projections, weights and heads",
