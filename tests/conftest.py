@@ -19,6 +19,19 @@ from verifiers import profiles
 profiles.load()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cpu-durations", type=int, default=0, metavar="N",
+                     help="show the N tests that cost the most CPU time (tests/cpu_time.py)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    top = config.getoption("--cpu-durations", 0)
+    if top:
+        from tests.cpu_time import CpuDurations
+
+        config.pluginmanager.register(CpuDurations(top), "notecheck-cpu-durations")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _verdict_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
     """CLI runs in tests cache verdicts away from the working tree."""
