@@ -388,9 +388,33 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signum
 
 
+def refuse_outputs_over_inputs(args: argparse.Namespace) -> None:
+    """A report never lands in the notes or claims folder: ``coverage --json notes/x.txt``
+    (the note meant as an argument) would replace the note with JSON, and a new file there
+    would be read as a note or claim file on the next run."""
+    for option in ("json", "out"):
+        target = getattr(args, option, None)
+        if target is None or str(target) == "-":
+            continue
+        for name in ("notes", "claims"):
+            folder = getattr(args, name, None)
+            if folder is not None and _inside(Path(target), Path(folder)):
+                raise UsageError(f"notecheck {args.command}: --{option} "
+                                 f"{printable(str(target))} is inside the {name} folder "
+                                 f"{printable(str(folder))}; write the report elsewhere")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a link loop: not ours to decide here
+        return False
+
+
 def _main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        refuse_outputs_over_inputs(args)
         if getattr(args, "trust_note_programs", False):  # read by verifiers.programs.jail
             os.environ["NOTECHECK_TRUST_NOTE_PROGRAMS"] = "1"
         with profiles.default("ci"):  # property claims: same verdicts, same report bytes
