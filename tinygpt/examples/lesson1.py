@@ -455,7 +455,18 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
     """
     sizes: dict[str, float] = {}
     corpus = [np.array(ids), np.array(ids[:-1]), np.array(ids[1:])]
+    from tinygpt.bigram import encode_first_occurrence
+
+    vocab = list(encode_first_occurrence(trace.entry["text"])[0]) if ids else []
     for line, name, it, v in trace.events:
+        if it < 0 and isinstance(v, list):
+            if v != vocab and sorted(map(str, v)) == sorted(vocab):
+                return _finding(program, line, "discrepancy", "program", (
+                    f"`{name}` after this line lists the corpus's {len(vocab)} characters in "
+                    "another order than their first occurrence (the ids the comment and "
+                    "tinygpt.bigram.encode_first_occurrence give), so every id and every row "
+                    "of E it selects differ")), sizes
+            continue
         if it < 0:
             if (isinstance(v, np.ndarray) and v.dtype.kind == "i" and v.ndim == 1
                     and len(v) in (len(ids), len(ids) - 1)
@@ -465,7 +476,7 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
                     "neither its ids, nor the current ids ids[:-1], nor the next ids ids[1:]"
                 )), sizes
             continue
-        if it >= len(refs) or isinstance(v, (str, int)) or (isinstance(v, np.ndarray)
+        if it >= len(refs) or isinstance(v, (str, int, list)) or (isinstance(v, np.ndarray)
                                                             and v.dtype.kind != "f"):
             continue
         ref = refs[it]

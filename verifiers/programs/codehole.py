@@ -38,8 +38,8 @@ from typing import Any
 from verifiers.programs.extract import Block, locate_block
 
 __all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
-           "block_values", "comments", "later_pass_feeders", "later_pass_settings", "locate_block",
-           "locator", "loop_shape", "traced_run"]
+           "block_values", "comments", "data_sources", "later_pass_feeders",
+           "later_pass_settings", "locate_block", "locator", "loop_shape", "traced_run"]
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,8 @@ def block_values(claim: Any, match: Any, note: Any) -> list[Any]:
     quote = note.text[match.start:match.end]
     out = []
     findings = fn(block.text, quote, block.first_line)
-    for f in [*findings, *later_pass_settings(block.text, findings, block.first_line)]:
+    for f in [*findings, *later_pass_settings(block.text, findings, block.first_line),
+              *data_sources(block.text, findings, block.first_line)]:
         start = block.offset(f.line, f.col)
         end = block.offset(f.line, f.end_col)
         out.append(value(start, max(start, end), f.status, f.name, f.printed, f.expected,
@@ -336,6 +337,57 @@ def later_pass_settings(source: str, findings: list[Finding], first_line: int) -
     return out
 
 
+_CODE_FINDINGS = ("program", "loop", "step", "setting")
+
+
+def data_sources(source: str, findings: list[Finding], first_line: int) -> list[Finding]:
+    """Findings at the literal data lines (``text = "…"``) behind a set-up value whose
+    comment disagrees, when the program's first printed output disagrees too and no finding
+    names a line of the code.
+
+    Why: such a program computes, line by line, what the reference computes from its own
+    data, yet prints other values than the note: its data changed (a corpus edited), or the
+    printed values are wrong. The set-up value the comment prints (``# 15, 8, 36``) says
+    which data: its backward slice through the set-up ends at the literal lines it comes
+    from, and those are named. A comment edited alone leaves the outputs right: nothing.
+    """
+    try:
+        shape = loop_shape(source)
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    if shape is None:
+        return []
+    outputs = sorted((f for f in findings if f.line == shape.printing), key=lambda f: f.col)
+    if (not outputs or outputs[0].status == "verified"
+            or any(f.status != "verified" and f.name in _CODE_FINDINGS for f in findings)):
+        return []
+    targets = assignment_targets(source)
+    wrong = [f for f in findings if f.status == "discrepancy" and f.line < shape.header
+             and f.name in targets.get(f.line, [])]
+    setup = [(n.lineno, *_defs_uses(n)) for n in tree.body if n.lineno < shape.header]
+    lines = source.splitlines()
+    out: list[Finding] = []
+    for f in wrong:
+        before = [s for s in setup if s[0] <= f.line]
+        defined = set().union(*(defs for _, defs, _ in before))
+        sliced, _ = _slice(before, {f.name})
+        for line, _defs, uses in before:
+            if line not in sliced or uses & defined or line in {x.line for x in out}:
+                continue  # only lines that read no other line of the set-up: literal data
+            code = lines[line - 1].split("#", 1)[0].rstrip()
+            col = len(code) - len(code.lstrip())
+            out.append(Finding(line, col, len(code), "discrepancy", "data", code.strip(),
+                               code.strip(), (
+                                   f"the program's `{f.name}` is {f.expected} where the comment "
+                                   f"at note line {first_line + f.line - 1} prints {f.printed}, "
+                                   f"and its first printed output ({outputs[0].name}) is not "
+                                   "the note's either, while no line of the code departs from "
+                                   f"the reference: `{f.name}` comes from this line's literal "
+                                   "data, so this data or the printed values are wrong")))
+    return out
+
+
 # --------------------------------------------------------------------------- tracing
 
 NOTE_FILE = "note_program.py"  # the traced program's name in the jail
@@ -367,6 +419,9 @@ def _keep(v):
         return v
     if isinstance(v, str) and len(v) <= 10000:
         return v
+    if isinstance(v, list) and len(v) <= 10000 and all(
+            isinstance(x, (str, int)) and not isinstance(x, bool) for x in v):
+        return list(v)  # a vocabulary, a list of ids: literal data a line builds
     return None
 
 def _same(a, b):
@@ -459,7 +514,8 @@ class Trace:
     """What a traced run saw.
 
     ``events``: ``(line, name, iteration, value)`` — after the program's ``line`` ran,
-    variable ``name`` held ``value`` (a float ndarray, an int, a float or a str);
+    variable ``name`` held ``value`` (a float ndarray, an int, a float, a str, or a list of
+    str/int such as a vocabulary);
     ``iteration`` is -1 before the printing loop, 0 and 1 in its first two passes.
     ``entries``: the variables when the loop's body is entered, for its first two passes
     (``entry``: the first). ``output``: what the program
