@@ -73,6 +73,8 @@ def _line(find: str) -> int:
     ('我爱你。他喝水。"', '我爱你。他喝茶。"', "literal data"),  # the corpus edited: V = 16
     ("vocab = sorted(set(text), key=text.index)", "vocab = sorted(set(text))",
      "another order than their first occurrence"),  # ids by code point
+    ("stoi = {c: i for i, c in enumerate(vocab)}", "stoi = {c: i for i, c in enumerate(vocab, 1)}",
+     "the note's ids start at 0"),  # ids from 1: the program stops later, at E[cur]
 ])
 def test_a_data_edit_is_named_at_its_line(tmp_path: Path, find: str, replace: str, says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

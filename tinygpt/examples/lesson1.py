@@ -467,6 +467,15 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
                     "tinygpt.bigram.encode_first_occurrence give), so every id and every row "
                     "of E it selects differ")), sizes
             continue
+        if it < 0 and isinstance(v, dict):
+            stoi = {c: i for i, c in enumerate(vocab)}
+            if v != stoi and set(v) == set(stoi):
+                return _finding(program, line, "discrepancy", "program", (
+                    f"`{name}` after this line numbers the corpus's characters otherwise than "
+                    f"0…{len(vocab) - 1} in order of first occurrence (the note's ids start at "
+                    "0; tinygpt.bigram.encode_first_occurrence), so every id and every row of "
+                    "E it selects differ")), sizes
+            continue
         if it < 0:
             if (isinstance(v, np.ndarray) and v.dtype.kind == "i" and v.ndim == 1
                     and len(v) in (len(ids), len(ids) - 1)
@@ -476,7 +485,7 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
                     "neither its ids, nor the current ids ids[:-1], nor the next ids ids[1:]"
                 )), sizes
             continue
-        if it >= len(refs) or isinstance(v, (str, int, list)) or (isinstance(v, np.ndarray)
+        if it >= len(refs) or isinstance(v, (str, int, list, dict)) or (isinstance(v, np.ndarray)
                                                             and v.dtype.kind != "f"):
             continue
         ref = refs[it]

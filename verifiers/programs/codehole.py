@@ -422,6 +422,10 @@ def _keep(v):
     if isinstance(v, list) and len(v) <= 10000 and all(
             isinstance(x, (str, int)) and not isinstance(x, bool) for x in v):
         return list(v)  # a vocabulary, a list of ids: literal data a line builds
+    if isinstance(v, dict) and len(v) <= 10000 and all(
+            isinstance(a, str) and isinstance(b, int) and not isinstance(b, bool)
+            for a, b in v.items()):
+        return dict(v)  # a token -> id table
     return None
 
 def _same(a, b):
@@ -436,6 +440,8 @@ def _enc(v):
     if isinstance(v, _np.ndarray):
         return {{"shape": list(v.shape), "kind": v.dtype.kind,
                  "data": v.astype(float).ravel().tolist()}}
+    if isinstance(v, dict):
+        return {{"items": [[a, b] for a, b in v.items()]}}
     return v
 
 def _bad(v):
@@ -514,8 +520,8 @@ class Trace:
     """What a traced run saw.
 
     ``events``: ``(line, name, iteration, value)`` — after the program's ``line`` ran,
-    variable ``name`` held ``value`` (a float ndarray, an int, a float, a str, or a list of
-    str/int such as a vocabulary);
+    variable ``name`` held ``value`` (a float ndarray, an int, a float, a str, a list of
+    str/int such as a vocabulary, or a str -> int table);
     ``iteration`` is -1 before the printing loop, 0 and 1 in its first two passes.
     ``entries``: the variables when the loop's body is entered, for its first two passes
     (``entry``: the first). ``output``: what the program
@@ -538,6 +544,8 @@ class Trace:
 def _decode(v: Any) -> Any:
     import numpy as np
 
+    if isinstance(v, dict) and "items" in v:
+        return {str(a): int(b) for a, b in v["items"]}
     if isinstance(v, dict) and "shape" in v:
         arr = np.array(v["data"], dtype=float).reshape(v["shape"])
         return arr.astype(np.int64) if v["kind"] in "iub" else arr
