@@ -82,6 +82,7 @@ def _skip(ref: object) -> bool:
     return isinstance(ref, HoleRef) and ref.name.startswith("_")
 
 
+_FRAME = re.compile(r"(?:[ \t]*[│┃|])+[ \t]*")  # the left frame of a line inside a box
 _MARKER = re.compile(r"\s*(?:\d{1,2}(?:\. |、)|第\s*[一二三四五六七八九十\d]+\s*步\s*[，,：:]?"
                      r"|Step\s*\d+\s*[：:]?|→|⟶|->)\s*", re.IGNORECASE)
 
@@ -100,6 +101,8 @@ def _split(lit: str) -> tuple[str, str, str]:
         return "", lit, ""
     tail, rest = lit[:k], lit[k:]
     m = _MARKER.match(rest, 1 if rest.startswith("\n") else 0)
+    if m is None and rest.startswith("\n"):
+        m = _FRAME.match(rest, 1)  # a box line "│ │ Softmax": the frame stays, the text moves
     cut = m.end() if m else len(rest)
     return tail, rest[:cut], rest[cut:]
 
@@ -128,13 +131,16 @@ def _shape(text: str) -> _Shape:
     if refs and "\n" in text[:text.find("⟦")]:  # the first step's marker and lead
         first = pieces[0]
         k = first.rfind("\n")
-        m = _MARKER.match(first, k + 1)
+        m = _MARKER.match(first, k + 1) or _FRAME.match(first, k + 1)
         if m:
             prefix, lead = first[:m.end()], first[m.end():]
     elif refs:
         m = re.search(r"(?:\d{1,2}(?:\. |、)|第\s*[一二三四五六七八九十\d]+\s*步\s*[，,：:]?"
                       r"|Step\s*\d+\s*[：:]?)\s*", prefix)
         if m and m.start() == 0:
+            prefix, lead = prefix[:m.end()], prefix[m.end():]
+        elif _FRAME.match(prefix) and "\n" not in prefix:  # "│ │ （可选）÷ ⟦s1⟧": a box line
+            m = _FRAME.match(prefix)
             prefix, lead = prefix[:m.end()], prefix[m.end():]
     # A step is its operation word with the skip and parameter holes around it: a parameter
     # before the word on its line (``按概率⟦order⟧⟦s1⟧``) belongs to the step it leads to.
