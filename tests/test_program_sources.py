@@ -84,3 +84,26 @@ def test_a_data_edit_is_named_at_its_line(tmp_path: Path, find: str, replace: st
     assert named and named[0]["status"] == "discrepancy" and says in named[0]["message"]
     assert any(v["status"] == "discrepancy" and v["start"]["line"] == _line("# 0 2.732")
                for v in claim["values"])  # and the printed output
+
+
+def test_a_shape_comment_is_judged_against_the_traced_shape() -> None:
+    """`# B×V`: the sizes are the set-up's integers, the shape the traced value's."""
+    import numpy as np
+
+    from verifiers.programs.codehole import shape_comments
+
+    source = "V, d = 3, 2\nA = np.zeros((V, d))  # A: V×d\nB = A.T  # V×d\n"
+    events = [(1, "V", -1, 3), (1, "d", -1, 2), (2, "A", -1, np.zeros((3, 2))),
+              (3, "B", -1, np.zeros((2, 3)))]
+    found = shape_comments(source, events)
+    assert [(f.line, f.status, f.printed, f.expected) for f in found] == [
+        (2, "verified", "V×d", "V×d"), (3, "discrepancy", "V×d", "2×3")]
+
+
+def test_an_edited_shape_comment_fails_at_the_comment(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    find = "dWU = X.T @ G                                 # d×V"
+    claim = _check(tmp_path, find, find.replace("d×V", "V×d"), capsys)
+    bad = [v for v in claim["values"] if v["name"] == "shape" and v["status"] == "discrepancy"]
+    assert [v["start"]["line"] for v in bad] == [_line(find)]
+    assert "8×15" in bad[0]["message"]

@@ -578,6 +578,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
         comment_numbers,
         comments,
         loop_shape,
+        shape_comments,
         traced_run,
     )
     from verifiers.programs.extract import _PAIR
@@ -726,6 +727,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
         findings.append(_value(c.line, col_l, loss, "discrepancy", f"loss at step {step}",
                                _fmt(value, loss),
                                why))
+    findings += shape_comments(program, trace.events)  # "# B×V": the shape each line computes
     return _Analysis(findings, trace, shape, printed, ref_losses, size)
 
 

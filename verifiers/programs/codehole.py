@@ -38,7 +38,7 @@ from typing import Any
 from verifiers.programs.extract import Block, locate_block
 
 __all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
-           "block_values", "comments", "data_sources", "later_pass_feeders",
+           "block_values", "comments", "data_sources", "later_pass_feeders", "shape_comments",
            "later_pass_settings", "locate_block", "locator", "loop_shape", "traced_run"]
 
 
@@ -334,6 +334,59 @@ def later_pass_settings(source: str, findings: list[Finding], first_line: int) -
                                f"the output through the loop's updates): `{code.strip()}` or the "
                                f"printed value at note line {first_line + shape.printing - 1} "
                                "is wrong")))
+    return out
+
+
+_SHAPE = re.compile(r"(?<![\w])([A-Za-z]\w*)\s*×\s*([A-Za-z]\w*)(?![\w])")
+
+
+def _assigned(source: str) -> dict[int, set[str]]:
+    """Line -> the names a statement starting there assigns or augments (ast, never run)."""
+    out: dict[int, set[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {e.id for t in targets for e in ast.walk(t)
+                     if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Store)}
+            out.setdefault(node.lineno, set()).update(names)
+    return out
+
+
+def shape_comments(source: str, events: list[tuple[int, str, int, Any]]) -> list[Finding]:
+    """A comment that prints the shape of what its line computes (``# B×V``, ``# E: V×d``)
+    against the shape the traced run gave it, the sizes being the set-up's integers.
+
+    Why: the note's program documents each matrix by its shape in words of its own sizes; a
+    comment that says ``V×d`` where the line computes a ``d×V`` matrix is wrong, and no
+    number of it is a literal that another check reads.
+    """
+    try:
+        assigned = _assigned(source)
+    except SyntaxError:
+        return []
+    sizes = {name: v for _, name, it, v in events
+             if it < 0 and isinstance(v, int) and not isinstance(v, bool)}
+    first: dict[tuple[int, str], Any] = {}
+    for line, name, it, v in events:
+        if it <= 0:
+            first.setdefault((line, name), v)
+    out = []
+    for c in comments(source):
+        m = _SHAPE.search(c.text)
+        names = sorted(assigned.get(c.line, ()))
+        if m is None or m.group(1) not in sizes or m.group(2) not in sizes or not names:
+            continue
+        value = next((first[(c.line, n)] for n in names if (c.line, n) in first), None)
+        if not hasattr(value, "shape") or len(value.shape) != 2:
+            continue
+        said = (sizes[m.group(1)], sizes[m.group(2)])
+        ok = tuple(value.shape) == said
+        got = "×".join(str(k) for k in value.shape)
+        out.append(Finding(c.line, c.col + m.start(), c.col + m.end(),
+                           "verified" if ok else "discrepancy", "shape", m.group(),
+                           m.group() if ok else got, (
+                               f"the comment prints the shape {m.group()} = "
+                               f"{said[0]}×{said[1]}; this line computes a {got} matrix")))
     return out
 
 
