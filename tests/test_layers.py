@@ -37,6 +37,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.properties.specs_statements", "verifiers.properties.specs_words",
         "verifiers.properties.slots",
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
+        "verifiers.procedures.params",  # the parameter vocabulary: light, like .read
         "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",
         "verifiers.formulas.frames",  # frame: a claim rule (re only); symclaims fills it
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field

@@ -48,8 +48,9 @@ def test_edit_is_well_formed(edit: Edit):
     text = (ROOT / "notes" / edit.note).read_bytes().decode("utf-8")
     assert edit.replace != edit.find
     assert edit.why.strip() and "\n" not in edit.why.strip()
-    assert re.fullmatch(rf"(fresh\d*-)?{re.escape(edit.kind)}\.yaml", edit.source)
-    assert edit.held_out == edit.source.startswith("fresh")
+    # fresh-KIND.yaml, fresh2-KIND.yaml, …: held-out corpora, each written before its first run
+    assert re.fullmatch(rf"(fresh\d*-)?{re.escape(edit.kind)}\.yaml", edit.source), edit.source
+    assert edit.held_out == bool(re.match(r"fresh\d*-", edit.source))
     if edit.line is None:
         assert text.count(edit.find) == 1, "find must occur exactly once (or give line:)"
     else:

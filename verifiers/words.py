@@ -88,6 +88,13 @@ def word_ends(text: str, pos: int, limit: int) -> list[int]:
         if m and m.end() > pos and m.end() not in ends:
             ends.append(m.end())
     stop = min(limit, pos + MAX_WORD)
+    for end in range(pos + 1, stop + 1):  # a word of a space-separated row ("<PAD> 老鼠")
+        if text[end - 1] in _STOP or text[end - 1].isspace():
+            break  # is tried whole before any cut inside it ("<", "<P")
+        if end < limit and text[end] in " \t\u3000":
+            if end not in ends:
+                ends.append(end)
+            break
     for end in range(pos + 1, stop + 1):
         if text[end - 1] in _STOP:
             break

@@ -455,7 +455,27 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
     """
     sizes: dict[str, float] = {}
     corpus = [np.array(ids), np.array(ids[:-1]), np.array(ids[1:])]
+    from tinygpt.bigram import encode_first_occurrence
+
+    vocab = list(encode_first_occurrence(trace.entry["text"])[0]) if ids else []
     for line, name, it, v in trace.events:
+        if it < 0 and isinstance(v, list):
+            if v != vocab and sorted(map(str, v)) == sorted(vocab):
+                return _finding(program, line, "discrepancy", "program", (
+                    f"`{name}` after this line lists the corpus's {len(vocab)} characters in "
+                    "another order than their first occurrence (the ids the comment and "
+                    "tinygpt.bigram.encode_first_occurrence give), so every id and every row "
+                    "of E it selects differ")), sizes
+            continue
+        if it < 0 and isinstance(v, dict):
+            stoi = {c: i for i, c in enumerate(vocab)}
+            if v != stoi and set(v) == set(stoi):
+                return _finding(program, line, "discrepancy", "program", (
+                    f"`{name}` after this line numbers the corpus's characters otherwise than "
+                    f"0…{len(vocab) - 1} in order of first occurrence (the note's ids start at "
+                    "0; tinygpt.bigram.encode_first_occurrence), so every id and every row of "
+                    "E it selects differ")), sizes
+            continue
         if it < 0:
             if (isinstance(v, np.ndarray) and v.dtype.kind == "i" and v.ndim == 1
                     and len(v) in (len(ids), len(ids) - 1)
@@ -465,7 +485,7 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
                     "neither its ids, nor the current ids ids[:-1], nor the next ids ids[1:]"
                 )), sizes
             continue
-        if it >= len(refs) or isinstance(v, (str, int)) or (isinstance(v, np.ndarray)
+        if it >= len(refs) or isinstance(v, (str, int, list, dict)) or (isinstance(v, np.ndarray)
                                                             and v.dtype.kind != "f"):
             continue
         ref = refs[it]
@@ -558,6 +578,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
         comment_numbers,
         comments,
         loop_shape,
+        shape_comments,
         traced_run,
     )
     from verifiers.programs.extract import _PAIR
@@ -706,6 +727,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
         findings.append(_value(c.line, col_l, loss, "discrepancy", f"loss at step {step}",
                                _fmt(value, loss),
                                why))
+    findings += shape_comments(program, trace.events)  # "# B×V": the shape each line computes
     return _Analysis(findings, trace, shape, printed, ref_losses, size)
 
 

@@ -15,7 +15,7 @@ import difflib
 from verifiers.holes import Match
 from verifiers.notes import Note
 from verifiers.procedures import read
-from verifiers.procedures.locate import Step, read_steps
+from verifiers.procedures.locate import Step, param_owners, read_params, read_steps
 from verifiers.procedures.trace import expected
 from verifiers.schema import Claim
 from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
@@ -116,11 +116,52 @@ def check_claim(claim: Claim, match: Match, note: Note) -> list[ValueVerdict]:
                    f"{step.text.strip()!r} — {gone}")
             out.append(_value(note, step, DISCREPANCY, " → ".join(missing), msg,
                               name=f"{step.name}.missing"))
+    params = _params(claim, match, note, ops, owners)
     if not out:
         for step in steps:
             said = " ".join(op for op, owner in zip(ops, owners, strict=True) if owner == step)
             out.append(_value(note, step, VERIFIED, said,
                               f"{step.name}: {step.text.strip()} = {said}, as tinygpt does"))
         out[0].message = f"{len(steps)} steps in the order of {where}"
+    out += params
     out.sort(key=lambda v: (v.start, v.name))
+    return out
+
+
+def _params(claim: Claim, match: Match, note: Note, ops: list[str],
+            owners: list[Step]) -> list[ValueVerdict]:
+    """One verdict per parameter word: the value it states (``parameters.yaml``) against
+    the value tinygpt's code shows for its step's operation (``probe.py``)."""
+    from verifiers.procedures import params, probe
+
+    step_of = param_owners(claim.text)
+    out = []
+    for word in read_params(match):
+        cls = params.class_of(word.name) or ""
+        text = word.text.strip()
+        value = params.value_of(cls, text)
+        if value is None:
+            out.append(_value(note, word, UNPARSED, "", (
+                f"{word.name}: {text!r} is not a word of the parameter class {cls!r} "
+                f"(verifiers/procedures/parameters.yaml: {', '.join(params.words_of(cls)[-6:])}"
+                f", …)")))
+            continue
+        said = [op for op, owner in zip(ops, owners, strict=True)
+                if owner.name == step_of.get(word.name) and op != _UNKNOWN]
+        seen = next(((op, probe.observe(op, cls)) for op in said
+                     if probe.observe(op, cls) is not None), None)
+        if seen is None:
+            out.append(_value(note, word, UNPARSED, "", (
+                f"{word.name}: {text!r} ({cls} {value}) sets a step that reads "
+                f"{' '.join(said) or 'no known operation'}; no tinygpt probe says what that "
+                f"step's {cls} is (verifiers/procedures/probe.py)")))
+            continue
+        op, (truth, how) = seen
+        if truth == value:
+            out.append(_value(note, word, VERIFIED, truth,
+                              f"{word.name}: {text} = {cls} {value}, as tinygpt does ({how})"))
+        else:
+            out.append(_value(note, word, DISCREPANCY, truth, (
+                f"{word.name}: read {cls} {value} ({text!r}) for the step {op}, but tinygpt's "
+                f"{op} is {truth}: {how}")))
     return out

@@ -26,7 +26,7 @@ from verifiers.holes import Match, Printed, ResolveError, find
 from verifiers.notes import Note
 from verifiers.schema import Claim
 
-__all__ = ["Step", "locate", "quote_spans", "read_steps"]
+__all__ = ["Step", "locate", "param_owners", "quote_spans", "read_params", "read_steps"]
 
 _WS = r"[ \t\u3000\u00a0\n\r]"
 _STOPS = "\n。；;，,：:！!？?（）()→⟶│“”「」\"'"
@@ -82,6 +82,7 @@ def _skip(ref: object) -> bool:
     return isinstance(ref, HoleRef) and ref.name.startswith("_")
 
 
+_FRAME = re.compile(r"(?:[ \t]*[│┃|])+[ \t]*")  # the left frame of a line inside a box
 _MARKER = re.compile(r"\s*(?:\d{1,2}(?:\. |、)|第\s*[一二三四五六七八九十\d]+\s*步\s*[，,：:]?"
                      r"|Step\s*\d+\s*[：:]?|→|⟶|->)\s*", re.IGNORECASE)
 
@@ -100,8 +101,20 @@ def _split(lit: str) -> tuple[str, str, str]:
         return "", lit, ""
     tail, rest = lit[:k], lit[k:]
     m = _MARKER.match(rest, 1 if rest.startswith("\n") else 0)
+    if m is None and rest.startswith("\n"):
+        m = _FRAME.match(rest, 1)  # a box line "│ │ Softmax": the frame stays, the text moves
     cut = m.end() if m else len(rest)
     return tail, rest[:cut], rest[cut:]
+
+
+def _param(ref: object) -> bool:
+    """A parameter hole (``⟦order⟧``): a word of the step it stands in, not a step."""
+    from verifiers.procedures.params import class_of
+
+    return isinstance(ref, HoleRef) and class_of(ref.name) is not None
+
+
+_BREAK = ("\n", "→", "⟶", "->")
 
 
 @functools.lru_cache(maxsize=256)
@@ -118,7 +131,7 @@ def _shape(text: str) -> _Shape:
     if refs and "\n" in text[:text.find("⟦")]:  # the first step's marker and lead
         first = pieces[0]
         k = first.rfind("\n")
-        m = _MARKER.match(first, k + 1)
+        m = _MARKER.match(first, k + 1) or _FRAME.match(first, k + 1)
         if m:
             prefix, lead = first[:m.end()], first[m.end():]
     elif refs:
@@ -126,27 +139,53 @@ def _shape(text: str) -> _Shape:
                       r"|Step\s*\d+\s*[：:]?)\s*", prefix)
         if m and m.start() == 0:
             prefix, lead = prefix[:m.end()], prefix[m.end():]
+        elif _FRAME.match(prefix) and "\n" not in prefix:  # "│ │ （可选）÷ ⟦s1⟧": a box line
+            m = _FRAME.match(prefix)
+            prefix, lead = prefix[:m.end()], prefix[m.end():]
+    # A step is its operation word with the skip and parameter holes around it: a parameter
+    # before the word on its line (``按概率⟦order⟧⟦s1⟧``) belongs to the step it leads to.
     bodies: list[list[str | HoleRef]] = []
     heads: list[str] = []
+    current: list[str | HoleRef] = [lead]
+    has_op = False
     for k, (ref, lit) in enumerate(zip(refs, lits, strict=True)):
-        if _skip(ref) and bodies:
-            bodies[-1].append(ref)  # a skipped rest of line belongs to its step
-        else:
-            bodies.append([lead, ref])
-            lead = ""
+        current.append(ref)
+        has_op = has_op or not (_skip(ref) or _param(ref))
         following = refs[k + 1] if k + 1 < len(refs) else None
-        if following is None or _skip(following):
-            bodies[-1].append(lit)
-        else:
+        new_step = following is not None and has_op and not _skip(following) and (
+            not _param(following) or any(b in lit for b in _BREAK))
+        if new_step:
             tail, head, lead = _split(lit)
-            bodies[-1].append(tail)
+            current.append(tail)
             heads.append(head)
+            bodies.append(current)
+            current, has_op = [lead], False
+        else:
+            current.append(lit)
+    bodies.append(current)
     shaped = [_Body(_op_name(b), tuple(b)) for b in bodies]
     return _Shape(prefix, tuple(shaped), tuple(heads))
 
 
 def _op_name(body: list[str | HoleRef]) -> str:
-    return next(p.name for p in body if isinstance(p, HoleRef))
+    return next((p.name for p in body if isinstance(p, HoleRef) and not _skip(p)
+                 and not _param(p)), "")
+
+
+def param_owners(text: str) -> dict[str, str]:
+    """Each parameter hole of a quote -> the operation hole of the step it stands in."""
+    return {p.name: body.name for body in _shape(text).bodies for p in body.parts
+            if _param(p)}
+
+
+def _param_pattern(ref: HoleRef, final: bool) -> str:
+    """A parameter's words (longest first, so ``按概率⟦order⟧⟦s1⟧`` splits at the word),
+    else any short text, read and found unknown (``unparsed``), never a pass."""
+    from verifiers.procedures.params import class_of, words_of
+
+    known = "|".join(_literal(w) for w in words_of(class_of(ref.name) or ""))
+    other = _LAST_WORD[1:-1] if final else _WORD[1:-1]
+    return f"((?:{known})|{other})"
 
 
 def _pattern(prefix: str, bodies: list[_Body], heads: list[str],
@@ -160,6 +199,10 @@ def _pattern(prefix: str, bodies: list[_Body], heads: list[str],
             if isinstance(part, HoleRef):
                 if part.name.startswith("_"):
                     out.append(f"{_WS}*" + _REST)
+                elif _param(part):
+                    final = k == last and not any(isinstance(p, str) and p.strip()
+                                                  for p in body.parts[j + 1:])
+                    out.append(f"{_WS}*" + _param_pattern(part, final))
                 elif body.name == "+":
                     new = (_NEW_LINE if k == last else _NEW_LINE_LAZY) if lines else \
                         (_LAST_WORD if k == last else _WORD)
@@ -249,11 +292,13 @@ def _occurrences(text: str, what: str, lo: int, hi: int) -> list[int]:
 
 
 def _words(m: re.Match[str], bodies: list[_Body]) -> dict[str, Printed]:
-    names = [b.name for b in bodies]
+    """Each word read, by hole name (an added step's as ``+k``), in the groups' order."""
+    names = [f"+{k + 1}" if p.name == "+" else p.name
+             for k, body in enumerate(bodies) for p in body.parts
+             if isinstance(p, HoleRef) and not _skip(p)]
     words: dict[str, Printed] = {}
-    for k, name in enumerate(names):
-        a, b = m.span(k + 1)
-        key = name if name != "+" else f"+{k + 1}"
+    for g, key in enumerate(names, 1):
+        a, b = m.span(g)
         words[key] = Printed(m.string[a:b], a, b, (), ())
     return words
 
@@ -305,9 +350,20 @@ def _plain(text: str) -> str:
 
 def read_steps(match: Match) -> list[Step]:
     """The operation words read, in the note's order (skip holes are never read)."""
+    from verifiers.procedures.params import class_of
+
     steps = [Step(name, p.text, p.start, p.end) for name, p in match.words.items()
-             if not name.startswith("_")]
+             if not name.startswith("_") and class_of(name) is None]
     return sorted(steps, key=lambda s: s.start)
+
+
+def read_params(match: Match) -> list[Step]:
+    """The parameter words read (``⟦order⟧``: 从高到低), in the note's order."""
+    from verifiers.procedures.params import class_of
+
+    out = [Step(name, p.text, p.start, p.end) for name, p in match.words.items()
+           if class_of(name) is not None]
+    return sorted(out, key=lambda s: s.start)
 
 
 def quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
@@ -318,4 +374,4 @@ def quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
         match = locate(note, claim, scopes)
     except ResolveError:
         return []
-    return [(s.start, s.end) for s in read_steps(match)]
+    return sorted((s.start, s.end) for s in [*read_steps(match), *read_params(match)])

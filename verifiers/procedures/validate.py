@@ -30,10 +30,13 @@ def procedure_problems(claim: Claim, node: Node) -> list[tuple[int, int, str]]:
             line, col = node.keys[key]
             out.append((line, col, f"{key!r} does not apply to a procedure claim"))
     place = (claim.text_line or claim.line, 1)
-    steps = [h for h in claim.holes if h.word and not h.name.startswith("_")]
+    from verifiers.procedures.params import class_of
+
+    steps = [h for h in claim.holes if h.word and not h.name.startswith("_")
+             and class_of(h.name) is None]
     if any(not h.word for h in claim.holes):
         out.append((*place, "a procedure claim reads only word holes ⟦s1⟧ (and ⟦_1⟧ to "
-                            "skip the rest of a line)"))
+                            "skip the rest of a line, ⟦order⟧ … for a step's parameter)"))
     if len(steps) < 2:
         out.append((*place, "a procedure claim reads at least two steps ⟦s1⟧ ⟦s2⟧"))
     first = next(iter(claim.holes), None)

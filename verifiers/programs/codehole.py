@@ -38,8 +38,8 @@ from typing import Any
 from verifiers.programs.extract import Block, locate_block
 
 __all__ = ["Block", "CodeRef", "Finding", "LoopShape", "Trace", "block_span", "block_text",
-           "block_values", "comments", "later_pass_feeders", "later_pass_settings", "locate_block",
-           "locator", "loop_shape", "traced_run"]
+           "block_values", "comments", "data_sources", "later_pass_feeders", "shape_comments",
+           "later_pass_settings", "locate_block", "locator", "loop_shape", "traced_run"]
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,8 @@ def block_values(claim: Any, match: Any, note: Any) -> list[Any]:
     quote = note.text[match.start:match.end]
     out = []
     findings = fn(block.text, quote, block.first_line)
-    for f in [*findings, *later_pass_settings(block.text, findings, block.first_line)]:
+    for f in [*findings, *later_pass_settings(block.text, findings, block.first_line),
+              *data_sources(block.text, findings, block.first_line)]:
         start = block.offset(f.line, f.col)
         end = block.offset(f.line, f.end_col)
         out.append(value(start, max(start, end), f.status, f.name, f.printed, f.expected,
@@ -336,6 +337,110 @@ def later_pass_settings(source: str, findings: list[Finding], first_line: int) -
     return out
 
 
+_SHAPE = re.compile(r"(?<![\w])([A-Za-z]\w*)\s*×\s*([A-Za-z]\w*)(?![\w])")
+
+
+def _assigned(source: str) -> dict[int, set[str]]:
+    """Line -> the names a statement starting there assigns or augments (ast, never run)."""
+    out: dict[int, set[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {e.id for t in targets for e in ast.walk(t)
+                     if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Store)}
+            out.setdefault(node.lineno, set()).update(names)
+    return out
+
+
+def shape_comments(source: str, events: list[tuple[int, str, int, Any]]) -> list[Finding]:
+    """A comment that prints the shape of what its line computes (``# B×V``, ``# E: V×d``)
+    against the shape the traced run gave it, the sizes being the set-up's integers.
+
+    Why: the note's program documents each matrix by its shape in words of its own sizes; a
+    comment that says ``V×d`` where the line computes a ``d×V`` matrix is wrong, and no
+    number of it is a literal that another check reads.
+    """
+    try:
+        assigned = _assigned(source)
+    except SyntaxError:
+        return []
+    sizes = {name: v for _, name, it, v in events
+             if it < 0 and isinstance(v, int) and not isinstance(v, bool)}
+    first: dict[tuple[int, str], Any] = {}
+    for line, name, it, v in events:
+        if it <= 0:
+            first.setdefault((line, name), v)
+    out = []
+    for c in comments(source):
+        m = _SHAPE.search(c.text)
+        names = sorted(assigned.get(c.line, ()))
+        if m is None or m.group(1) not in sizes or m.group(2) not in sizes or not names:
+            continue
+        value = next((first[(c.line, n)] for n in names if (c.line, n) in first), None)
+        if not hasattr(value, "shape") or len(value.shape) != 2:
+            continue
+        said = (sizes[m.group(1)], sizes[m.group(2)])
+        ok = tuple(value.shape) == said
+        got = "×".join(str(k) for k in value.shape)
+        out.append(Finding(c.line, c.col + m.start(), c.col + m.end(),
+                           "verified" if ok else "discrepancy", "shape", m.group(),
+                           m.group() if ok else got, (
+                               f"the comment prints the shape {m.group()} = "
+                               f"{said[0]}×{said[1]}; this line computes a {got} matrix")))
+    return out
+
+
+_CODE_FINDINGS = ("program", "loop", "step", "setting")
+
+
+def data_sources(source: str, findings: list[Finding], first_line: int) -> list[Finding]:
+    """Findings at the literal data lines (``text = "…"``) behind a set-up value whose
+    comment disagrees, when the program's first printed output disagrees too and no finding
+    names a line of the code.
+
+    Why: such a program computes, line by line, what the reference computes from its own
+    data, yet prints other values than the note: its data changed (a corpus edited), or the
+    printed values are wrong. The set-up value the comment prints (``# 15, 8, 36``) says
+    which data: its backward slice through the set-up ends at the literal lines it comes
+    from, and those are named. A comment edited alone leaves the outputs right: nothing.
+    """
+    try:
+        shape = loop_shape(source)
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    if shape is None:
+        return []
+    outputs = sorted((f for f in findings if f.line == shape.printing), key=lambda f: f.col)
+    if (not outputs or outputs[0].status == "verified"
+            or any(f.status != "verified" and f.name in _CODE_FINDINGS for f in findings)):
+        return []
+    targets = assignment_targets(source)
+    wrong = [f for f in findings if f.status == "discrepancy" and f.line < shape.header
+             and f.name in targets.get(f.line, [])]
+    setup = [(n.lineno, *_defs_uses(n)) for n in tree.body if n.lineno < shape.header]
+    lines = source.splitlines()
+    out: list[Finding] = []
+    for f in wrong:
+        before = [s for s in setup if s[0] <= f.line]
+        defined = set().union(*(defs for _, defs, _ in before))
+        sliced, _ = _slice(before, {f.name})
+        for line, _defs, uses in before:
+            if line not in sliced or uses & defined or line in {x.line for x in out}:
+                continue  # only lines that read no other line of the set-up: literal data
+            code = lines[line - 1].split("#", 1)[0].rstrip()
+            col = len(code) - len(code.lstrip())
+            out.append(Finding(line, col, len(code), "discrepancy", "data", code.strip(),
+                               code.strip(), (
+                                   f"the program's `{f.name}` is {f.expected} where the comment "
+                                   f"at note line {first_line + f.line - 1} prints {f.printed}, "
+                                   f"and its first printed output ({outputs[0].name}) is not "
+                                   "the note's either, while no line of the code departs from "
+                                   f"the reference: `{f.name}` comes from this line's literal "
+                                   "data, so this data or the printed values are wrong")))
+    return out
+
+
 # --------------------------------------------------------------------------- tracing
 
 NOTE_FILE = "note_program.py"  # the traced program's name in the jail
@@ -367,6 +472,13 @@ def _keep(v):
         return v
     if isinstance(v, str) and len(v) <= 10000:
         return v
+    if isinstance(v, list) and len(v) <= 10000 and all(
+            isinstance(x, (str, int)) and not isinstance(x, bool) for x in v):
+        return list(v)  # a vocabulary, a list of ids: literal data a line builds
+    if isinstance(v, dict) and len(v) <= 10000 and all(
+            isinstance(a, str) and isinstance(b, int) and not isinstance(b, bool)
+            for a, b in v.items()):
+        return dict(v)  # a token -> id table
     return None
 
 def _same(a, b):
@@ -381,6 +493,8 @@ def _enc(v):
     if isinstance(v, _np.ndarray):
         return {{"shape": list(v.shape), "kind": v.dtype.kind,
                  "data": v.astype(float).ravel().tolist()}}
+    if isinstance(v, dict):
+        return {{"items": [[a, b] for a, b in v.items()]}}
     return v
 
 def _bad(v):
@@ -459,7 +573,8 @@ class Trace:
     """What a traced run saw.
 
     ``events``: ``(line, name, iteration, value)`` — after the program's ``line`` ran,
-    variable ``name`` held ``value`` (a float ndarray, an int, a float or a str);
+    variable ``name`` held ``value`` (a float ndarray, an int, a float, a str, a list of
+    str/int such as a vocabulary, or a str -> int table);
     ``iteration`` is -1 before the printing loop, 0 and 1 in its first two passes.
     ``entries``: the variables when the loop's body is entered, for its first two passes
     (``entry``: the first). ``output``: what the program
@@ -482,6 +597,8 @@ class Trace:
 def _decode(v: Any) -> Any:
     import numpy as np
 
+    if isinstance(v, dict) and "items" in v:
+        return {str(a): int(b) for a, b in v["items"]}
     if isinstance(v, dict) and "shape" in v:
         arr = np.array(v["data"], dtype=float).reshape(v["shape"])
         return arr.astype(np.int64) if v["kind"] in "iub" else arr
