@@ -118,6 +118,8 @@ SAID: Mapping[str, tuple[Said, ...]] = {
                              _w("normalised", "digit", "one")),
     "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
     "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
+    "projection-rows-independent": (_w("dep", "dependence", "only"),),
+    "bigram-context-blind": (_w("dep", "dependence", "only"),),
 }
 
 
