@@ -115,6 +115,8 @@ READ_FLIPS = [
     ("qk-tied-symmetric-psd", {"matrix": "antisymmetric"}),
     ("onehot-orthogonal", {"every": "some"}),
     ("onehot-orthogonal", {"dot": "one"}),
+    ("projection-rows-independent", {"dep": "also"}),
+    ("bigram-context-blind", {"dep": "also"}),
 ]
 
 LITERAL_BASELINE = frozenset({

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_laws_prose import PROSE_FLIPS
 from tests.test_laws_read import READ_FLIPS
 from tests.test_laws_statements import STATEMENT_FLIPS
 from verifiers import words
@@ -118,6 +119,7 @@ FLIPS = [
 ]
 FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 FLIPS += READ_FLIPS  # the words of the sentences once quoted literally (issue 12 item 1)
+FLIPS += PROSE_FLIPS  # comparatives and scope words (issue 12, second pass)
 
 
 def test_every_slot_has_a_flip_that_fails() -> None:
