@@ -23,6 +23,11 @@ def linear_spread(n: int, samples: int, seed: int) -> float:
     return float(n) * lp.sample_sum_sd(1, samples, seed)
 
 
+def root_scaled(n: int, samples: int, seed: int, divisor: str) -> float:
+    """Divides by √d where the sentence's step divides by d: the spread stays at 1."""
+    return lp.sample_scaled_dot_sd(n, samples, seed, "one") / float(np.sqrt(n))
+
+
 def cosine(q: Any, k: Any) -> float:
     """A 'dot product' that is the cosine: fixed by the angle alone."""
     return lp.dot(q, k) / float(np.linalg.norm(q) * np.linalg.norm(k))
@@ -36,6 +41,7 @@ def flipped_gradient(z: list[float], y: int, j: int, w: float) -> tuple[float, f
 
 PROSE_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "sum-spread-growth": ({}, linear_spread, "not 2"),
+    "scaled-dot-spread": ({}, root_scaled, "does not shrink"),
     "dot-not-angle-only": ({}, cosine, ""),  # the note says "only the angle" fails: it holds here
     "derivative-sign-step": ({}, flipped_gradient, "dL/dw"),
 }
@@ -43,6 +49,7 @@ PROSE_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
 PROSE_FLIPS = [
     ("sum-spread-growth", {"growth": "linear"}),
     ("sum-spread-growth", {"growth": "constant"}),
+    ("scaled-dot-spread", {"spread": "increases"}),
     ("dot-not-angle-only", {"only": "only"}),
     ("derivative-sign-step", {"sign": "positive"}),
     ("derivative-sign-step", {"move": "decreases"}),
@@ -76,6 +83,11 @@ def test_a_planted_bug_is_caught(name: str) -> None:
 def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
     outcome = search(name, flip, profile="ci")
     assert outcome.status == DISCREPANCY, outcome.text
+
+
+def test_without_the_division_the_spread_grows() -> None:
+    assert search("scaled-dot-spread", {"divisor": "one", "spread": "increases"},
+                  profile="ci").status == VERIFIED
 
 
 def test_two_flipped_words_that_agree_state_a_true_law() -> None:

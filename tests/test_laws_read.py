@@ -117,6 +117,7 @@ READ_FLIPS = [
     ("onehot-orthogonal", {"dot": "one"}),
     ("projection-rows-independent", {"dep": "also"}),
     ("bigram-context-blind", {"dep": "also"}),
+    ("bigram-gradients", {"row": "target"}),
 ]
 
 LITERAL_BASELINE = frozenset({

@@ -3,6 +3,8 @@
 - ``sum-spread-growth`` — the spread of a sum of n independent unit-variance terms, measured
   on fixed-seed samples, grows as √n (4n terms: twice the spread); the slot ``growth`` says
   how the sentence claims it grows (平方根 / 线性 / 不变), and each is checked as stated;
+- ``scaled-dot-spread`` — the SD of q·k / d shrinks as d grows (and q·k's own grows), on
+  fixed-seed samples; the slot ``spread`` is the sentence's word (减小 / 增大);
 - ``dot-not-angle-only`` — "q·k is fixed by the angle alone", searched: rescaling q keeps the
   angle and changes the dot product (the note's 不仅由 says this fails; 仅由 says it holds);
 - ``derivative-sign-step`` — tinygpt's cross-entropy as a function of one logit w: where
@@ -44,6 +46,28 @@ def _spread_growth(p: Mapping[str, Any]) -> Law:
             fail(f"{n} terms: SD {show(a, 4)}; {4 * n} terms: SD {show(b, 4)}: ratio "
                  f"{show(b / a, 3)}, not {show(ratio, 3)} ({p['growth']} growth)")
     return Law(draw, check, {"numpy sums (fixed seeds)": sample_sum_sd})
+
+
+def sample_scaled_dot_sd(n: int, samples: int, seed: int, divisor: str) -> float:
+    """The sample SD of q . k / c, q and k of n independent standard normals (fixed seed)."""
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((samples, n)), rng.standard_normal((samples, n))
+    return float((q * k).sum(axis=1).std() / (n if divisor == "d" else 1.0))
+
+
+@law("scaled-dot-spread")
+def _scaled_dot(p: Mapping[str, Any]) -> Law:
+    grows = p["spread"] == "increases"
+    draw = st.tuples(st.integers(1, max(1, p["max_dim"] // 4)), st.integers(0, 2**16))
+
+    def check(example: Any, f: Callable[..., float]) -> None:
+        n, seed = example
+        a = f(n, p["samples"], seed, p["divisor"])
+        b = f(4 * n, p["samples"], seed + 1, p["divisor"])
+        if (b <= 1.1 * a) if grows else (b >= a / 1.1):
+            fail(f"q . k / {'d' if p['divisor'] == 'd' else '1'}: SD {show(a, 4)} at d = {n}, "
+                 f"{show(b, 4)} at d = {4 * n}: it does not {'grow' if grows else 'shrink'}")
+    return Law(draw, check, {"numpy q . k / c (fixed seeds)": sample_scaled_dot_sd})
 
 
 def dot(q: Any, k: Any) -> float:

@@ -25,6 +25,13 @@ def specs() -> tuple[Spec, ...]:
              params=(Param("max_terms", "int", 64, 2, 1024),
                      Param("samples", "int", 20_000, 5_000, 200_000),
                      slot("growth", "growth", "sqrt", GROWTH)), cost=0.05),
+        Spec("scaled-dot-spread", "the SD of q . k / c over independent standard normal "
+             "entries, as the dimension d grows 4-fold: c = d shrinks it (1/sqrt d), c = 1 "
+             "grows it (sqrt d) (sample statistics, fixed seeds)",
+             params=(Param("divisor", "choice", "d", choices=("d", "one")),
+                     Param("max_dim", "int", 64, 4, 1024),
+                     Param("samples", "int", 20_000, 5_000, 200_000),
+                     slot("spread", "direction", "decreases", DIRECTION)), cost=0.05),
         Spec("dot-not-angle-only", "the dot product is not fixed by the angle alone: "
              "rescaling q or k keeps the angle and changes q . k (the sentence's word "
              "'only' states the opposite)", expect=FAILS,

@@ -107,7 +107,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "ce-gradient-autograd": (_r("op", "combine", "subtract"),),
     "ce-gradient-bounded": (_w("can", "possible", "cannot"),),
     "bigram-gradients": (_w("unused", "digit", "zero"), _w("can", "possible", "cannot"),
-                         _w("combine", "combine", "add")),
+                         _w("combine", "combine", "add"), _r("row", "token", "input")),
     "logit-matrix-rank": (_r("bound", "bound", "atmost"),),
     "embedding-fancy-index-loses-repeats": (_w("result", "correct", "wrong"),
                                             _w("times", "digit", "one")),
