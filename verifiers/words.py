@@ -111,7 +111,9 @@ def word_ends(text: str, pos: int, limit: int) -> list[int]:
 # law it now states is judged (verifiers/properties/fixedwords.py); no meaning, `unparsed`.
 
 AUTO_PREFIX = "_law"  # ⟦_law1⟧: an auto hole (a claim's own hole names never start with it)
-MIN_AUTO = 2  # a law word of one character (大, 是, 行) is too common to read from fixed text
+MIN_AUTO = 2  # a law word of one character (是, 有, 会) is too common to read from fixed text,
+#: except in the classes of opposites a one-character edit flips (行/列, 大/小, 正/负, 加/减)
+ONE_CHARACTER = frozenset({"axis", "direction", "level", "sign", "combine", "operation"})
 
 
 @functools.cache
@@ -153,8 +155,10 @@ def _auto_words() -> re.Pattern[str]:
     """The law words read from fixed text: two characters or more, longest first."""
     every = {normal(w) for meanings_ in classes().values() for ws in meanings_.values()
              for w in ws}
-    usable = [w for w in every if len(w) >= MIN_AUTO and not w.isdigit()
-              and not (w.isascii() and len(w) < 3)]
+    single = {normal(w) for cls in ONE_CHARACTER for ws in classes().get(cls, {}).values()
+              for w in ws if len(normal(w)) == 1 and not w.isascii()}
+    usable = [w for w in every if (len(w) >= MIN_AUTO or w in single) and not w.isdigit()
+              and not (w.isascii() and len(w) < 3) and w not in modifiers()]
     ordered = sorted(usable, key=lambda w: (-len(w), w))
     return re.compile("|".join(r"\s*".join(re.escape(ch) for ch in w) for w in ordered))
 
