@@ -138,3 +138,18 @@ def test_an_edit_outside_the_law_words_is_still_stale(
     capsys.readouterr()
     got = {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}
     assert got["order"]["status"] == "stale"
+
+
+def test_the_k_th_fixed_word_of_a_class_is_the_k_th_literal_slot_of_that_class() -> None:
+    """"a 增大 时 b 减小": only the second word changed (减小 -> 增大), so slot b reads it."""
+    from verifiers.holes import Match, Printed
+    from verifiers.properties.fixedwords import apply
+    from verifiers.properties.params import DIRECTION, Spec, slot
+
+    spec = Spec("two-words", "a rises while b falls",
+                params=(slot("a", "direction", "increases", DIRECTION),
+                        slot("b", "direction", "decreases", DIRECTION)))
+    fixed = {"_law1": ("增大", Printed("增大", 1, 3, (), ())),
+             "_law2": ("减小", Printed("增大", 6, 8, (), ()))}
+    read, unread = apply(spec, [], Match(0, 9, {}, fixed=fixed))
+    assert not unread and [(w.slot, w.meaning, w.start) for w in read] == [("b", "increases", 6)]

@@ -41,19 +41,24 @@ class Change:
     quoted: str
     printed: Printed
     classes: dict[str, tuple[str, str]]  # class -> (quoted meaning, printed meaning)
+    rank: dict[str, int]  # class -> how many fixed words of that class come before it
 
 
 def changes(match: Match) -> tuple[list[Change], list[tuple[str, Printed]]]:
     """The changed fixed words with a meaning, and those with none (quoted word, printed)."""
     changed: list[Change] = []
     unread: list[tuple[str, Printed]] = []
+    seen: dict[str, int] = {}  # class -> fixed words of it so far (the quote's order)
     for quoted, printed in match.fixed.values():
         old, new = words.meanings(quoted), words.meanings(printed.text)
+        rank = {c: seen.get(c, 0) for c in old}
+        for c in old:
+            seen[c] = seen.get(c, 0) + 1
         shared = {c: (old[c], new[c]) for c in old if c in new}
         if any(a == b for a, b in shared.values()):
             continue  # a synonym, or a modifier changed: the sentence states the same
         if shared:
-            changed.append(Change(quoted, printed, shared))
+            changed.append(Change(quoted, printed, shared, rank))
         else:
             unread.append((quoted, printed))
     return changed, unread
@@ -92,25 +97,25 @@ def apply(spec: Spec, read: list[Word], match: Match
     changed, unread = changes(match)
     out = list(read)
     failed: list[tuple[Change | None, str, Printed]] = [(None, q, p) for q, p in unread]
-    holed = {w.slot for w in read}
+    holed = frozenset(w.slot for w in read)  # the slots the claim's own word holes read
     for c in changed:
         word = _bind(spec, out, holed, c)
         if word is None:
             failed.append((c, c.quoted, c.printed))
             continue
         out = [w for w in out if w.slot != word.slot] + [word]
-        holed.add(word.slot)
     return out, failed
 
 
-def _bind(spec: Spec, read: list[Word], holed: set[str], c: Change) -> Word | None:
+def _bind(spec: Spec, read: list[Word], holed: frozenset[str], c: Change) -> Word | None:
     """The slot a changed fixed word states, as a word of the claim, or None."""
-    for param in spec.slots:  # a slot the claim quotes literally: the word is that slot
-        if param.vocab in c.classes and param.name not in holed:
-            new = c.classes[param.vocab][1]
-            if new in param.choices:
-                return Word(param.name, param.vocab, c.printed.text, c.printed.start,
-                            c.printed.end, new, param.default)
+    for cls, (_, new) in c.classes.items():  # a slot the claim quotes literally: the k-th
+        literal = [p for p in spec.slots if p.vocab == cls and p.name not in holed]
+        k = c.rank.get(cls, 0)  # fixed word of a class is its k-th slot not read by a hole
+        param = literal[k] if k < len(literal) else (literal[-1] if literal else None)
+        if param is not None and new in param.choices:
+            return Word(param.name, param.vocab, c.printed.text, c.printed.start,
+                        c.printed.end, new, param.default)
     pairs = [w for w in read if w.vocab in c.classes and w.vocab in COMPARISON
              and w.meaning is not None and len(words.words_of(w.vocab)) == 2]
     if not pairs:
