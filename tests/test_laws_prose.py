@@ -52,6 +52,7 @@ PROSE_FLIPS = [
     ("scaled-dot-spread", {"spread": "increases"}),
     ("dot-not-angle-only", {"only": "only"}),
     ("derivative-sign-step", {"sign": "positive"}),
+    ("derivative-sign-step", {"sign": "zero"}),
     ("derivative-sign-step", {"move": "decreases"}),
     ("derivative-sign-step", {"loss": "increases"}),
     ("derivative-sign-step", {"fix": "decreases"}),

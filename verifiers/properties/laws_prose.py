@@ -105,8 +105,10 @@ def ce_of_logit(z: list[float], y: int, j: int, w: float) -> tuple[float, float]
 
 @law("derivative-sign-step")
 def _derivative_step(p: Mapping[str, Any]) -> Law:
-    negative = p["sign"] == "negative"
+    sign = p["sign"]  # positive / nonneg / zero / negative: where the sentence speaks
     way = {"increases": 1.0, "decreases": -1.0}
+    speaks = {"positive": lambda g: g > 0, "nonneg": lambda g: g >= 0,
+              "negative": lambda g: g < 0, "zero": lambda g: True}[sign]
 
     @st.composite
     def draw(d: st.DrawFn) -> Any:
@@ -116,8 +118,12 @@ def _derivative_step(p: Mapping[str, Any]) -> Law:
     def check(example: Any, f: Callable[..., tuple[float, float]]) -> None:
         z, y, j = example
         loss, g = f(z, y, j, z[j])
-        if abs(g) < 1e-3 or (g < 0) != negative:
-            return  # the sentence speaks of a derivative of the other sign
+        if sign == "zero":
+            fail(f"logits {show(z, 4)}, target {y}, w = logit {j}: dL/dw = {show(g, 6)}; a "
+                 "derivative of 0 moves the loss by nothing to first order, so no small step "
+                 "of w is said to raise or lower it")
+        if abs(g) < 1e-3 or not speaks(g):
+            return  # the sentence speaks of a derivative of another sign
         eps = min(1e-4, abs(g) / 8)
         moved, _ = f(z, y, j, z[j] + way[p["move"]] * eps)
         if (moved - loss) * way[p["loss"]] <= 0:

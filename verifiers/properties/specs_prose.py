@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from verifiers.properties.params import DIRECTION, FAILS, SENTENCE_CLASSES, Param, Spec, slot
 
-GROWTH = ("sqrt", "linear", "constant")
-EXCLUSIVE = ("also", "only")
-SIGNS = ("negative", "positive")  # the two signs a derivative is stated with
+GROWTH = SENTENCE_CLASSES["growth"]  # sqrt, linear, constant
+EXCLUSIVE = SENTENCE_CLASSES["exclusive"]  # only, also
+SIGNS = SENTENCE_CLASSES["sign"]  # positive, nonneg, zero, negative
 
 
 def specs() -> tuple[Spec, ...]:
     """The prose laws' specs (each slot's default is the word the true law is stated with)."""
-    assert set(GROWTH) == set(SENTENCE_CLASSES["growth"])
     return (
         Spec("sum-spread-growth", "the standard deviation of a sum of n independent "
              "unit-variance terms grows as sqrt(n) (sample statistics, fixed seeds): 4 times "
