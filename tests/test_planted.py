@@ -6,6 +6,7 @@ here the corpus is checked as data and the runner is run end to end on two edits
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -47,8 +48,9 @@ def test_edit_is_well_formed(edit: Edit):
     text = (ROOT / "notes" / edit.note).read_bytes().decode("utf-8")
     assert edit.replace != edit.find
     assert edit.why.strip() and "\n" not in edit.why.strip()
-    assert edit.source in (f"{edit.kind}.yaml", f"fresh-{edit.kind}.yaml")
-    assert edit.held_out == edit.source.startswith("fresh-")
+    # fresh-KIND.yaml, fresh2-KIND.yaml …: held-out corpora, one per round of writing
+    assert re.fullmatch(rf"(fresh\d*-)?{re.escape(edit.kind)}\.yaml", edit.source), edit.source
+    assert edit.held_out == edit.source.startswith("fresh")
     if edit.line is None:
         assert text.count(edit.find) == 1, "find must occur exactly once (or give line:)"
     else:
