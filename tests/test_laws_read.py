@@ -115,6 +115,9 @@ READ_FLIPS = [
     ("qk-tied-symmetric-psd", {"matrix": "antisymmetric"}),
     ("onehot-orthogonal", {"every": "some"}),
     ("onehot-orthogonal", {"dot": "one"}),
+    ("projection-rows-independent", {"dep": "also"}),
+    ("bigram-context-blind", {"dep": "also"}),
+    ("bigram-gradients", {"row": "target"}),
 ]
 
 LITERAL_BASELINE = frozenset({

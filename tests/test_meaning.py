@@ -92,9 +92,15 @@ def test_formula_spans_index_the_text():
 @pytest.mark.parametrize("note, line, expected", [
     (L1, 49, ["$V$ 越大，同一段文字切出的 token 越少",
               "代价是嵌入矩阵和输出层的大小都正比于 $V$（§2、§7 会算到）"]),
-    (L1, 144, ["logit 越大概率越大，排序不变"]),
+    (L1, 144, ["• 单调递增", "logit 越大概率越大，排序不变"]),  # 单调: a cue since issue 12
     (ARCH, 300, ["对任何实数，指数结果始终大于 0"]),
     (ARCH, 374, ["所有分数一起平移，则这个比不变"]),
+    # the comparative and scope cues (issue 12, second pass)
+    (ARCH, 242, ["需要注意，实际模型的 Q、K 不一定是单位向量，点积不仅由夹角决定"]),
+    (ARCH, 740, ["所以 $\\sqrt{d_{k}}$ 的来源，本质上就是独立随机项求和时，"
+                 "标准差按平方根规律增长"]),
+    (ARCH, 2146, ["导数为负，说明增加 $w$ 有助于减小损失"]),
+    (L1, 240, ["预测只依赖前一个 token，所以叫 bigram（二元）模型"]),
 ])
 def test_statements_on_real_lines(note, line, expected):
     assert found(note, line, "statements") == expected
@@ -117,6 +123,13 @@ def test_not_statements_on_real_lines(note, line):
     ("Nevertheless it is slow", False),  # a whole word only
     ("在一定程度上有帮助", False),
     ("无论 T 取何值，概率和为 1", True),
+    ("the loss decreases as p_y grows", True),
+    ("a higher logit is more likely", True),
+    ("不仅依赖于 x_i，还依赖于其他 x_j", True),
+    ("只有第 i 行非零", True),
+    ("增加 w 会使损失增加", True),
+    ("这一行只有 4 个数", False),  # 只有 without a law after it
+    ("我们现在增加一个例子", False),  # 增加 alone narrates
 ])
 def test_cues(sentence, law):
     assert states_law(sentence) is law

@@ -511,6 +511,10 @@ class Engine:
             from verifiers.procedures.check import check_claim as check_procedure
 
             verdict.values.extend(check_procedure(claim, match, note))
+        if match.fixed and claim.kind != "property":  # a changed law word no law reads
+            from verifiers.properties.fixedwords import unread_verdicts
+
+            verdict.values.extend(unread_verdicts(claim.id, match, note))
         if claim.code is not None:  # findings located in the block come first (verdict.where)
             from verifiers.programs.codehole import block_values
 

@@ -35,7 +35,7 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.parsers.abstract import Display
-from verifiers.words import word_ends
+from verifiers.words import AUTO_PREFIX, relax, word_ends
 
 _WS = r"\s"
 _NUM = f"(?:{NUMBER_PATTERN})"
@@ -102,6 +102,9 @@ class Match:
     values: dict[str, Printed]  # by HoleRef.key
     formulas: dict[str, Printed] = field(default_factory=dict)  # ⟪name⟫ -> its LaTeX text
     words: dict[str, Printed] = field(default_factory=dict)  # ⟦name⟧ -> the word read there
+    # found only with the law words of its fixed text read (verifiers/words.py ``relax``):
+    # auto hole -> (the word the quote has, the word the note prints there)
+    fixed: dict[str, tuple[str, Printed]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -303,8 +306,14 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         raise ResolveError("empty quote", stale=False)
     units = {d.start: d for d in displays}
     found = _candidates(text, compiled, scopes, units)
-    if not found:
-        raise _not_found(text, quote, scopes, units)
+    relaxed = None
+    if not found:  # a law word of the fixed text may have changed: read it (words.relax)
+        relaxed = relax(quote, HOLE_RE)
+        if relaxed is not None:
+            compiled = compile_quote(relaxed.text)
+            found = _candidates(text, compiled, scopes, units)
+        if not found:
+            raise _not_found(text, quote, scopes, units)
     if len(found) > 1:
         found = _disambiguate(text, found, scopes, near, after)
     start, (spans, end) = next(iter(found.items()))
@@ -321,7 +330,9 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         ref.name: Printed(text[a:b], a, b, (), ())
         for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.word
     }
-    return Match(start, end, values, formulas, words)
+    fixed = {name: (relaxed.quoted[name], words.pop(name)) for name in list(words)
+             if relaxed is not None and name.startswith(AUTO_PREFIX)}
+    return Match(start, end, values, formulas, words, fixed)
 
 
 _Found = dict[int, tuple[list[tuple[int, int]], int]]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from verifiers.yamlload import load
@@ -59,6 +60,9 @@ def meaning(cls: str, word: str) -> str | None:
     for value, words in classes().get(cls, {}).items():
         if any(normal(w) == key for w in words):
             return value
+    bare = strip_modifiers(key)  # 反而越小, 也会变大: the modifiers carry no law
+    if bare != key:
+        return meaning(cls, bare)
     return None
 
 
@@ -101,3 +105,123 @@ def word_ends(text: str, pos: int, limit: int) -> list[int]:
         if end not in ends:
             ends.append(end)
     return ends
+
+
+# -- law words in a quote's fixed text (issue 12 item 1) -------------------------------------
+#
+# A claim that quotes a law sentence literally only went `stale` when an author changed a law
+# word outside its word holes (也越大 -> 反而越小, 减小 -> 增大). When a quote is not found as
+# written, :func:`relax` turns every law word of its fixed text into a word hole of its own
+# (an *auto* hole, named ``_lawN``) and lets a run of modifiers (也, 反而, 越, 更, …: words that
+# carry no law) before a word hole read as part of the word. If the relaxed quote is found, the
+# claim reads each auto word: same meaning, it passes; another meaning of the word's class, the
+# law it now states is judged (verifiers/properties/fixedwords.py); no meaning, `unparsed`.
+
+AUTO_PREFIX = "_law"  # ⟦_law1⟧: an auto hole (a claim's own hole names never start with it)
+MIN_AUTO = 2  # a law word of one character (是, 有, 会) is too common to read from fixed text,
+#: except in the classes of opposites a one-character edit flips (行/列, 大/小, 正/负, 加/减)
+ONE_CHARACTER = frozenset({"axis", "direction", "level", "sign", "combine", "operation"})
+
+
+@functools.cache
+def modifiers() -> tuple[str, ...]:
+    """Words that carry no law (vocabulary.yaml ``modifiers``), longest first."""
+    root = load(VOCABULARY.read_text(encoding="utf-8"))
+    data = root.plain() if root is not None else None
+    listed = data.get("modifiers", []) if isinstance(data, dict) else []
+    if not isinstance(listed, list) or not all(isinstance(w, str) and w for w in listed):
+        raise VocabularyError(f"{VOCABULARY.name}: 'modifiers' must be a list of words")
+    return tuple(sorted({normal(w) for w in listed}, key=lambda w: (-len(w), w)))
+
+
+def strip_modifiers(word: str) -> str:
+    """``word`` without the modifiers it starts with (反而越小 -> 小), never emptied."""
+    key = normal(word)
+    changed = True
+    while changed:
+        changed = False
+        for mod in modifiers():
+            if key.startswith(mod) and len(key) > len(mod):
+                key, changed = key[len(mod):], True
+                break
+    return key
+
+
+def meanings(word: str) -> dict[str, str]:
+    """{class: meaning} of every class that knows ``word`` (modifiers stripped if need be)."""
+    out: dict[str, str] = {}
+    for cls in classes():
+        found = meaning(cls, word)
+        if found is not None:
+            out[cls] = found
+    return out
+
+
+@functools.cache
+def _auto_words() -> re.Pattern[str]:
+    """The law words read from fixed text: two characters or more, longest first."""
+    every = {normal(w) for meanings_ in classes().values() for ws in meanings_.values()
+             for w in ws}
+    single = {normal(w) for cls in ONE_CHARACTER for ws in classes().get(cls, {}).values()
+              for w in ws if len(normal(w)) == 1 and not w.isascii()}
+    usable = [w for w in every if (len(w) >= MIN_AUTO or w in single) and not w.isdigit()
+              and not (w.isascii() and len(w) < 3) and w not in modifiers()]
+    ordered = sorted(usable, key=lambda w: (-len(w), w))
+    return re.compile("|".join(r"\s*".join(re.escape(ch) for ch in w) for w in ordered))
+
+
+def _modifier_run_before(chunk: str) -> int:
+    """Where the run of modifiers that ends ``chunk`` begins (``len(chunk)``: none)."""
+    end = len(chunk.rstrip())
+    k = end
+    while k > 0:
+        for mod in modifiers():
+            if chunk[:k].endswith(mod):
+                k -= len(mod)
+                break
+        else:
+            break
+    return k
+
+
+@dataclass(frozen=True)
+class Relaxed:
+    """A quote with the law words of its fixed text as auto holes (``_lawN`` -> quoted word)."""
+
+    text: str
+    quoted: dict[str, str]
+
+
+def relax(quote: str, hole_re: re.Pattern[str]) -> Relaxed | None:
+    """The quote with its fixed law words as auto holes and the modifiers before a word hole
+    left to the word, or None when it has no law word to read (``hole_re``: the hole syntax).
+    The quote's first word stays literal (a quote cannot start with a word hole)."""
+    pieces: list[str] = []
+    quoted: dict[str, str] = {}
+    pos = 0
+    holes = [*hole_re.finditer(quote), None]
+    for hole in holes:
+        chunk = quote[pos:hole.start() if hole else len(quote)]
+        out, k = [], 0
+        for m in _auto_words().finditer(chunk):
+            if pos + m.start() == len(quote) - len(quote.lstrip()):
+                continue  # the quote's opening word
+            lead = chunk[k:m.start()]
+            cut = _modifier_run_before(lead) if lead.strip() else len(lead)
+            cut = cut if lead[:cut].strip() else len(lead)  # keep a chunk of modifiers only
+            name = f"{AUTO_PREFIX}{len(quoted) + 1}"
+            quoted[name] = normal(lead[cut:] + m.group())
+            out += [lead[:cut], f"⟦{name}⟧"]
+            k = m.end()
+        tail = chunk[k:]
+        if hole is not None and hole.group(0).startswith("⟦") and tail.strip():
+            cut = _modifier_run_before(tail)
+            if tail[:cut].strip() and cut < len(tail.rstrip()):
+                tail = tail[:cut]
+        out.append(tail)
+        pieces.append("".join(out))
+        if hole is not None:
+            pieces.append(hole.group(0))
+            pos = hole.end()
+    text = "".join(pieces)
+    return Relaxed(text, quoted) if quoted or text != quote else None

@@ -10,7 +10,10 @@ with it torch and Hypothesis, only when a property claim is evaluated):
 - :mod:`.counts`      laws searched and sentences stating them, for the reports (light);
 - :mod:`.stated`      the laws the claims state, words read (the tests' mutant grid);
 - :mod:`.specs_words` the slots each law's sentences state in words (能/不能, 正比于, …) (light);
-- :mod:`.reading`     how many property claims read their law word (a measure, light).
+- :mod:`.reading`     how many property claims read their law word (a measure, light);
+- :mod:`.fixedwords`  law words a quote holds as fixed text, judged when an edit changed them
+  (light: the engine calls it for every kind of claim);
+- :mod:`.laws_prose`, :mod:`.specs_prose` the laws of the comparative and scope sentences.
 """
 
 from __future__ import annotations

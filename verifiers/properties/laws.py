@@ -6,6 +6,7 @@ from verifiers.properties import (  # noqa: F401  (each module registers its law
     laws_attention,
     laws_decoding,
     laws_model,
+    laws_prose,
     laws_softmax,
     laws_statements,
 )

@@ -495,7 +495,9 @@ def fancy_index_grads(E: Vec, U: Vec, cur: list[int], nxt: list[int]) -> dict[st
     return out
 
 
-def bigram_check(example: Any, f: Callable[..., Any]) -> None:
+def bigram_check(example: Any, f: Callable[..., Any], rows_of: str = "input") -> None:
+    """``rows_of``: whose rows of dE the sentence says are the only nonzero ones (the input
+    tokens', ``$i$``; "target" states the false law that the targets' rows are)."""
     E, U, cur, nxt = example
     Et, Ut = tensor(E).requires_grad_(True), tensor(U).requires_grad_(True)
     loss = cross_entropy(Et[torch.as_tensor(cur)] @ Ut, nxt)
@@ -503,9 +505,11 @@ def bigram_check(example: Any, f: Callable[..., Any]) -> None:
     got = f(tensor(E), tensor(U), list(cur), list(nxt))
     pairs = ", ".join(f"{a}→{b}" for a, b in zip(cur, nxt, strict=True))
     head = f"V = {E.shape[0]}, d = {E.shape[1]}, pairs {pairs}"
+    used = cur if rows_of == "input" else nxt
     for w in range(E.shape[0]):
-        if w not in cur and bool((torch.as_tensor(got["E"][w]) != 0).any()):
-            fail(f"{head}: token {w} never occurs, yet its row of dE is {show(got['E'][w], 4)}")
+        if w not in used and bool((torch.as_tensor(got["E"][w]) != 0).any()):
+            fail(f"{head}: token {w} is never {'an input' if rows_of == 'input' else 'a target'}"
+                 f", yet its row of dE is {show(got['E'][w], 4)}")
     for name in ("U", "E"):
         g = torch.as_tensor(got[name], dtype=F64)
         gap = float((g - auto[name]).abs().max())
@@ -520,7 +524,9 @@ def bigram_check(example: Any, f: Callable[..., Any]) -> None:
 
 @law("bigram-gradients")
 def _bigram(p: Mapping[str, Any]) -> Law:
-    return Law(bigram_batch(p), bigram_check,
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        bigram_check(example, f, p.get("row", "input"))
+    return Law(bigram_batch(p), check,
                {"tinygpt.backward.bigram_grads_batch": tinygpt_bigram_grads})
 
 

@@ -156,6 +156,9 @@ SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
     "time": ("future", "past"),
     "independence": ("independent", "correlated"),
     "matrix": ("psd", "antisymmetric", "nsd"),
+    "exclusive": ("only", "also"),
+    "growth": ("sqrt", "linear", "constant"),
+    "token": ("input", "target"),
 }
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,

@@ -19,6 +19,7 @@ from hypothesis import Phase, Verbosity, errors, example, given, settings
 from verifiers import profiles
 from verifiers.holes import Match
 from verifiers.notes import Note
+from verifiers.properties import fixedwords
 from verifiers.properties.catalog import CATALOG, complete, law_key, law_label
 from verifiers.properties.laws import LAWS, Counterexample
 from verifiers.properties.params import FAILS
@@ -183,6 +184,12 @@ def check_property(claim: Claim, match: Match, note: Note) -> ValueVerdict:
         value.message = (f"{name}: the word {unknown.text!r} (slot ⟦{unknown.slot}⟧) is not in "
                          f"the vocabulary of {unknown.vocab!r} ({known_words(unknown.vocab)})")
         return value
+    read, unread = fixedwords.apply(spec, read, match)  # fixed law words the note changed
+    if unread:
+        change, quoted, printed = unread[0]
+        why = (f"a word of no class of {quoted!r}" if change is None else
+               f"law {name!r} has no slot for it ({', '.join(change.classes)})")
+        return fixedwords.unparsed(name, quoted, printed, note, why)
     stated = {w.slot: w.meaning for w in read}
     params = {**claim.params, **stated}
     try:

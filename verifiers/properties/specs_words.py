@@ -107,7 +107,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "ce-gradient-autograd": (_r("op", "combine", "subtract"),),
     "ce-gradient-bounded": (_w("can", "possible", "cannot"),),
     "bigram-gradients": (_w("unused", "digit", "zero"), _w("can", "possible", "cannot"),
-                         _w("combine", "combine", "add")),
+                         _w("combine", "combine", "add"), _r("row", "token", "input")),
     "logit-matrix-rank": (_r("bound", "bound", "atmost"),),
     "embedding-fancy-index-loses-repeats": (_w("result", "correct", "wrong"),
                                             _w("times", "digit", "one")),
@@ -118,6 +118,8 @@ SAID: Mapping[str, tuple[Said, ...]] = {
                              _w("normalised", "digit", "one")),
     "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
     "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
+    "projection-rows-independent": (_w("dep", "dependence", "only"),),
+    "bigram-context-blind": (_w("dep", "dependence", "only"),),
 }
 
 
