@@ -47,7 +47,9 @@ class Group:
 
 
 def _needs_torch(claim: Claim) -> bool:
-    return claim.kind in ("property", "model") or claim.run is not None
+    """Claims whose checker imports torch (tinygpt): see ``engine._import_checkers``."""
+    return (claim.kind in ("property", "model", "procedure") or claim.run is not None
+            or any(ref.startswith("tinygpt-") for ref in claim.reference.values()))
 
 
 def groups(claims: Mapping[str, Claim], ids: list[str],
