@@ -47,7 +47,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.meaning", "verifiers.modelrun",
     )),
     ("engine and run", (
-        "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.run",
+        "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.schedule",
+        "verifiers.run",
         "verifiers.properties.stated",
     )),
     ("outputs", ("verifiers.report", "verifiers.coverage")),
