@@ -49,7 +49,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.meaning", "verifiers.modelrun",
     )),
     ("engine and run", (
-        "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.run",
+        "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.schedule",
+        "verifiers.run",
         "verifiers.properties.stated",
         "verifiers.arithmetic.suspects",  # re-evaluates the claims around a suspect input
     )),

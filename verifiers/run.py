@@ -9,6 +9,7 @@ import math
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -160,18 +161,15 @@ def finish(verdicts: list[Verdict], claims: list[Claim],
 
 
 PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers does not pay
-# Rough cost of a claim by kind, to balance the workers (seconds, measured on the notes).
-_COST = {"arithmetic": 0.005, "model": 0.15, "symbolic": 0.15, "property": 0.2,
-         "procedure": 0.05}
-
-
 GRACE = 5.0  # seconds a worker may overrun the run's budget before it is killed
 
 
 def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list[str],
                           jobs: int, budget: Budget | None = None,
                           progress: Progress | None = None) -> dict[str, Verdict]:
-    """Verdicts of ``ids`` from ``jobs`` forked workers; {} when it is not worth it.
+    """Verdicts of ``ids`` from ``jobs`` processes (this one and forked workers) taking
+    groups of claims from a shared queue (:mod:`verifiers.schedule`); {} when it is not
+    worth it.
 
     Workers die with the gate: they are killed when it is interrupted, when one overruns
     the run's budget (its claims are then evaluated here, where the spent budget ends
@@ -180,36 +178,16 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     budget = budget if budget is not None else Budget()
     import multiprocessing
 
-    by_id = {c.id: c for c in claims}
-    heavy = sum(_COST.get(by_id[i].kind, 0.1) for i in ids)
-    if heavy < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+    from verifiers import schedule
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return {}
-    # Claims that bind the same law share one Hypothesis search per process: keep them together.
-    # The model claims go to one process too: importing torch (most of the import floor)
-    # twice cost more than the claims themselves.
-    groups: dict[str, list[str]] = {}
-    for claim_id in ids:
-        claim = by_id[claim_id]
-        if claim.kind == "property":
-            key = f"law:{claim.property_name}"
-        elif claim.kind == "model" or claim.run is not None:
-            key = "kind:model"
-        else:
-            key = f"claim:{claim_id}"
-        groups.setdefault(key, []).append(claim_id)
-
-    def cost(group: list[str]) -> float:
-        kind = by_id[group[0]].kind
-        return _COST.get(kind, 0.1) * (1 if kind == "property" else len(group))
-
-    shares: list[list[str]] = [[] for _ in range(jobs)]
-    loads = [0.0] * jobs
-    for group in sorted(groups.values(), key=lambda g: (-cost(g), g[0])):
-        k = loads.index(min(loads))
-        shares[k].extend(group)
-        loads[k] += cost(group)
     # Not a Pool: its workers are daemons, and the symbolic checker starts its own worker.
     context = multiprocessing.get_context("fork")
+    by_id = {c.id: c for c in claims}
+    queue = schedule.Queue(schedule.groups(by_id, ids), context)
+    if queue.cost() < PARALLEL_FROM:
+        return {}
     # One thread per worker: the workers already use the cores (torch is imported after the
     # fork, so it reads these).
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -217,24 +195,24 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     lifecycle.children_die_with_parent()
     workers = []
     try:
-        for share in shares[1:]:
+        for k in range(1, jobs):  # the first worker runs the torch lane, this process the other
+            lane = schedule.TORCH if k % 2 else schedule.PLAIN
             receive, send = context.Pipe(duplex=False)
             worker = context.Process(target=_evaluate_share,
-                                     args=(notes, claims, share, send, budget))
+                                     args=(notes, claims, queue, lane, send, budget))
             worker.start()
             send.close()
             workers.append((worker, receive))
-        verdicts = {v.id: v for v in _verdicts(notes, claims, shares[0], budget, progress)}
+        verdicts: dict[str, Verdict] = {}
+        engine = _engine(notes, claims, budget)
+        while (group := queue.take(schedule.PLAIN)) is not None:
+            verdicts.update((v.id, v) for v in _verdicts(engine, group.ids, progress))
+            for _worker, receive in workers:
+                _drain(receive, progress, 0.0)
         for _worker, receive in workers:
             left = budget.run_left() + GRACE
-            try:
-                if receive.poll(None if math.isinf(left) else max(left, 0.0)):
-                    received = receive.recv()
-                    verdicts.update((v.id, v) for v in received)
-                    if progress is not None:
-                        progress.advance(len(received))
-            except (EOFError, OSError):
-                pass  # a worker that died: the parent evaluates its claims afterwards
+            received = _drain(receive, progress, None if math.isinf(left) else max(left, 0.0))
+            verdicts.update((v.id, v) for v in received)
     finally:  # normally they have exited; interrupted or over budget, they are killed
         for worker, receive in workers:
             if worker.is_alive():
@@ -244,11 +222,35 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     return verdicts
 
 
-def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str],
-              budget: Budget | None = None, progress: Progress | None = None) -> list[Verdict]:
+def _drain(receive: Any, progress: Progress | None, wait: float | None) -> list[Verdict]:
+    """Read a worker's messages: counts of claims done (progress) and, last, its verdicts.
+
+    ``wait`` 0: only what is there; otherwise until the verdicts arrive, at most ``wait``
+    seconds (None: no limit). A worker that died leaves its claims to the caller.
+    """
+    end = None if wait is None else time.monotonic() + wait
+    try:
+        while True:
+            left = None if end is None else max(end - time.monotonic(), 0.0)
+            if not receive.poll(left):
+                return []
+            what, payload = receive.recv()
+            if what == "verdicts":
+                return payload
+            if progress is not None:
+                progress.advance(payload)
+    except (EOFError, OSError):
+        return []  # a worker that died: the parent evaluates its claims afterwards
+
+
+def _engine(notes: dict[str, Note], claims: list[Claim], budget: Budget | None) -> Engine:
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    engine = Engine(notes, claims, budget)
+    return Engine(notes, claims, budget)
+
+
+def _verdicts(engine: Engine, ids: tuple[str, ...] | list[str],
+              progress: Progress | None = None) -> list[Verdict]:
     verdicts = []
     for claim_id in ids:
         if progress is not None:
@@ -259,13 +261,20 @@ def _verdicts(notes: dict[str, Note], claims: list[Claim], ids: list[str],
     return verdicts
 
 
-def _evaluate_share(notes: dict[str, Note], claims: list[Claim], ids: list[str],
+def _evaluate_share(notes: dict[str, Note], claims: list[Claim], queue: Any, lane: int,
                     send: Any, budget: Budget | None = None) -> None:
-    """A worker: the gate handles Ctrl-C and kills it; SIGTERM ends it quietly."""
+    """A worker: takes groups from the queue; the gate handles Ctrl-C and kills it;
+    SIGTERM ends it quietly. Counts of claims done go to the gate as they finish (small
+    messages: the pipe never fills while the gate is busy), the verdicts at the end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        send.send(_verdicts(notes, claims, ids, budget))
+        engine = _engine(notes, claims, budget)
+        verdicts: list[Verdict] = []
+        while (group := queue.take(lane)) is not None:
+            verdicts.extend(_verdicts(engine, group.ids))
+            send.send(("done", len(group.ids)))
+        send.send(("verdicts", verdicts))
         send.close()
     except BaseException:  # noqa: BLE001 - no traceback from a worker: the gate re-evaluates
         os._exit(1)

@@ -1,0 +1,94 @@
+"""The -j queue (verifiers.schedule): every group once, its own lane first, longest first,
+torch work stolen only when it pays, and the same across a fork."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+
+import pytest
+
+from verifiers import schedule
+from verifiers.schema import Claim
+
+
+def claim(cid: str, kind: str, law: str = "", ref: str = "") -> Claim:
+    c = Claim(id=cid, file="c.yaml", line=1, col=1, note="n.txt", kind=kind)
+    if law:
+        c.property_name = law
+    if ref:
+        c.reference = {"x": ref}
+    return c
+
+
+CLAIMS = {c.id: c for c in [
+    claim("a1", "arithmetic"), claim("a2", "arithmetic"), claim("s1", "symbolic"),
+    claim("s2", "symbolic", ref="tinygpt-attention"), claim("p1", "property", law="L"),
+    claim("p2", "property", law="L"), claim("p3", "property", law="M"), claim("m1", "model"),
+    claim("m2", "model"), claim("q1", "procedure"),
+]}
+
+
+def test_groups_keep_a_law_and_the_model_claims_together_in_the_torch_lane():
+    groups = {g.ids: g for g in schedule.groups(CLAIMS, list(CLAIMS))}
+    assert ("p1", "p2") in groups and ("p3",) in groups and ("m1", "m2") in groups
+    lanes = {ids: g.lane for ids, g in groups.items()}
+    assert lanes[("p1", "p2")] == lanes[("m1", "m2")] == lanes[("s2",)] == schedule.TORCH
+    assert lanes[("q1",)] == schedule.TORCH  # a procedure runs tinygpt
+    assert lanes[("a1",)] == lanes[("s1",)] == schedule.PLAIN
+
+
+def test_a_recorded_cost_orders_the_lane_longest_first():
+    queue = schedule.Queue(schedule.groups(CLAIMS, ["a1", "a2", "s1"], {"a1": 0.001, "a2": 9.0}),
+                           multiprocessing.get_context())
+    order = []
+    while (g := queue.take(schedule.PLAIN)) is not None:
+        order.append(g.ids)
+    assert order == [("a2",), ("s1",), ("a1",)]
+
+
+def test_every_group_is_taken_once_own_lane_first(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", object())  # torch imported: stealing is free
+    queue = schedule.Queue(schedule.groups(CLAIMS, list(CLAIMS)), multiprocessing.get_context())
+    first_plain = queue.take(schedule.PLAIN)
+    first_torch = queue.take(schedule.TORCH)
+    assert first_plain.lane == schedule.PLAIN and first_torch.lane == schedule.TORCH
+    taken = [first_plain.ids, first_torch.ids]
+    while (g := queue.take(schedule.PLAIN)) is not None:
+        taken.append(g.ids)
+    assert sorted(i for ids in taken for i in ids) == sorted(CLAIMS)
+    assert len(taken) == len(set(taken))
+
+
+def test_a_plain_process_leaves_a_little_torch_work_to_the_torch_process(monkeypatch):
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    small = schedule.Queue(schedule.groups(CLAIMS, ["a1", "m1"]), multiprocessing.get_context())
+    assert small.take(schedule.PLAIN).ids == ("a1",)
+    assert small.take(schedule.PLAIN) is None  # 0.1 s of torch work: not worth the import
+    assert small.take(schedule.TORCH).ids == ("m1",)
+    big = schedule.Queue(schedule.groups(CLAIMS, ["m1"], {"m1": 30.0}),
+                         multiprocessing.get_context())
+    assert big.take(schedule.PLAIN).ids == ("m1",)  # 30 s left: the import pays
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork")
+def test_forked_processes_share_the_queue():
+    context = multiprocessing.get_context("fork")
+    many = {f"s{k}": claim(f"s{k}", "symbolic") for k in range(40)}
+    queue = schedule.Queue(schedule.groups(many, list(many)), context)
+    receive, send = context.Pipe(duplex=False)
+
+    def child() -> None:
+        got = []
+        while (g := queue.take(schedule.TORCH)) is not None:
+            got.extend(g.ids)
+        send.send(got)
+
+    worker = context.Process(target=child)
+    worker.start()
+    mine = []
+    while (g := queue.take(schedule.PLAIN)) is not None:
+        mine.extend(g.ids)
+    theirs = receive.recv()
+    worker.join()
+    assert sorted(mine + theirs) == sorted(many) and not set(mine) & set(theirs)
