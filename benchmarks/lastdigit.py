@@ -15,7 +15,7 @@ digit +1 and −1 unit, with carry) and the claims the edit reaches are re-run:
 
 False alarms also count the values of the unedited notes that fail without a pin
 (arithmetic, model and given claims: the kinds routes decide).
-Figures are printed, never asserted (tests/test_lastdigit.py asserts on a fixture).
+Figures are printed, never asserted (tests/test_routes.py asserts on a fixture and on lesson1).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 from verifiers.arithmetic.edits import bump, number_spans  # noqa: E402
 from verifiers.arithmetic.routes import matches_a_route  # noqa: E402
 from verifiers.engine import Engine, flat  # noqa: E402
+from verifiers.holes import read_number  # noqa: E402
 from verifiers.mutate import reach  # noqa: E402
 from verifiers.notes import Note  # noqa: E402
-from verifiers.numbers import parse_printed  # noqa: E402
 from verifiers.run import load_claims, load_notes  # noqa: E402
 from verifiers.schema import Claim  # noqa: E402
 from verifiers.verdicts import DISCREPANCY, ERROR, VERIFIED  # noqa: E402
@@ -45,6 +45,10 @@ CAUGHT, MISSED = "caught", "missed"
 SLOW = ("symbolic", "property")
 HONEST_OK, HONEST_FLAGGED = "honest, passes", "honest, flagged"
 APPROXIMATE = "approximate"
+# The value is the input of a statement the claim checks ("the loss is still above lo after
+# n1 steps"): after the edit the claim recomputes it from the new text and the statement
+# still holds, so the edited note is true. Counted apart, never as caught.
+STILL_TRUE = "input of a statement that still holds"
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ def edits(engine: Engine, claims: list[Claim], notes: dict[str, Note]) -> list[E
                     new = bump(pn.text, delta)
                     if new is None:
                         continue
-                    honest = matches_a_route(parse_printed(new), routes)
+                    honest = matches_a_route(read_number(new), routes)  # 25$ 亿 too
                     found.append(Edit(claim.note, claim.id, value.name, i, start, pn.text, new,
                                       honest, value.approximate))
     return found
@@ -116,7 +120,19 @@ def outcome(notes: dict[str, Note], claims: list[Claim], spans: dict[str, tuple[
     # the same reach as the one-digit survey: the quote covering the edit and its users
     reached = [cid for cid in reach(claims, spans, edit.offset, edit.claim_id)
                if cid in spans]
-    return CAUGHT if any(not engine.verdict(cid).passed for cid in reached) else MISSED
+    if any(not engine.verdict(cid).passed for cid in reached):
+        return CAUGHT
+    return STILL_TRUE if _follows_its_text(engine, edit) else MISSED
+
+
+def _follows_its_text(engine: Engine, edit: Edit) -> bool:
+    """After the edit, a route of the value itself gives the new text: the value is read
+    from the edited note (an input its statement is checked for), not derived elsewhere."""
+    state = engine.evaluations[edit.claim_id].states.get(edit.hole)
+    if state is None:
+        return False
+    routes = [flat(part)[edit.index] for part in state.candidates.values()]
+    return matches_a_route(read_number(edit.new), routes)
 
 
 def survey(notes_dir: Path, claims_dir: Path, note: str | None = None,
@@ -154,10 +170,11 @@ def report(result: Survey) -> str:
         f"  no honest route admits: {dishonest}; caught {caught}",
         f"  honest (a route's value): {honest}; flagged (false alarms): {counts[HONEST_FLAGGED]}",
         f"  approximate words' ±1 (admitted by the rule): {counts[APPROXIMATE]}",
+        f"  inputs of statements that still hold after the edit: {counts[STILL_TRUE]}",
         f"  false alarms in the unedited notes: {len(result.clean_alarms)}",
     ]
     for e, what in result.outcomes:
-        if what in (MISSED, HONEST_FLAGGED):
+        if what in (MISSED, HONEST_FLAGGED, STILL_TRUE):
             lines.append(f"  {what}: {e.note} {e.claim_id} {e.hole}[{e.index}] {e.old} -> {e.new}")
     lines += [f"  alarm: {a}" for a in result.clean_alarms]
     return "\n".join(lines)

@@ -3,6 +3,8 @@ gives it at the printed precision; a value only the interval hull admits is a di
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.test_engine import check, project
@@ -265,3 +267,23 @@ def test_the_issue_example_on_the_real_note_is_now_caught():
                  if v.name == "e")
     assert after.status == "discrepancy"
     assert "5.55 exact" in after.message and "5.53 from the printed inputs" in after.message
+
+
+def test_an_edited_input_of_a_statement_that_still_holds_is_not_a_miss():
+    """lesson1's panel: "after n1 = 3000 steps the loss is still above lo" stays true at 3001
+    (the claim reruns with the edited n1), while an edit of the vocabulary size is caught."""
+    from benchmarks.lastdigit import CAUGHT as LD_CAUGHT
+    from benchmarks.lastdigit import STILL_TRUE, edits, outcome
+
+    root = Path(__file__).resolve().parent.parent
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    claims = [c for c in claims if c.note == "lesson1-text-to-distribution.txt"]
+    engine = Engine(notes, claims)
+    panel = [c for c in claims if c.id == "l1-7-panel"]
+    found = {(e.hole, e.new): e for e in edits(engine, panel, notes)}
+    spans = {c.id: (engine.evaluations[c.id].match.start, engine.evaluations[c.id].match.end)
+             for c in panel if engine.evaluations[c.id].match is not None}
+    assert outcome(notes, claims, spans, found[("n1", "3001")]) == STILL_TRUE
+    wrong_v = next(e for (hole, _), e in found.items() if hole == "V")
+    assert outcome(notes, claims, spans, wrong_v) == LD_CAUGHT

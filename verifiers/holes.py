@@ -758,6 +758,12 @@ def _shaped(raw: str, start: int, matrix: list[list[PrintedNumber]]) -> Printed:
     return Printed(raw, start, start + len(raw), (len(matrix), widths.pop()), flat)
 
 
+def read_number(raw: str) -> PrintedNumber:
+    """One number as a hole reads it (``25$ 亿``, ``三成``, ``1/3`` included): for tools that
+    write a number back into a hole's place, such as the last-digit survey."""
+    return _element(raw, 0)
+
+
 def _element(raw: str, start: int) -> PrintedNumber:
     special = _special(raw.strip())
     if special is not None:
