@@ -71,3 +71,27 @@ def test_workers_give_the_same_report_bytes_as_one_process(tmp_path, monkeypatch
     serial = dumps(run_module.run(ROOT / "notes", ROOT / "claims", some))
     parallel = dumps(run_module.run(ROOT / "notes", ROOT / "claims", some, jobs=2))
     assert serial == parallel and '"verified"' in serial
+
+
+def test_a_search_does_not_draw_the_constants_of_the_modules_loaded_before_it(tmp_path,
+                                                                              monkeypatch):
+    """Hypothesis mixes in the literal constants of every local module loaded so far, so a
+    -j worker's counterexample depended on the claims it took first (aat 8.6 printed
+    [746, 0] or [750, 0]). The profiles empty that pool: loading a module full of
+    constants leaves it empty, and the search prints the same counterexample."""
+    import importlib
+
+    from hypothesis.internal.conjecture import providers
+
+    from verifiers import profiles
+    from verifiers.properties.runner import search
+
+    profiles.register()
+    first = search("attention-weights-underflow", {"can": "can"}, profile="ci").text
+    (tmp_path / "planted_constants.py").write_text(
+        "PLANTED = [750, 749.5, 123456789, 0.000123, 'token']\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("planted_constants")
+    constants = providers._get_local_constants()
+    assert 750 not in constants.integers and 123456789 not in constants.integers
+    assert search("attention-weights-underflow", {"can": "can"}, profile="ci").text == first

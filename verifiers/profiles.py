@@ -75,9 +75,31 @@ def register() -> None:
         suppress_health_check=quiet_checks, print_blob=False,
     )
     settings.register_profile("dev", max_examples=EXAMPLES["dev"], deadline=None)
+    _without_local_constants()
     settings.register_profile("thorough", max_examples=EXAMPLES["thorough"], deadline=None,
                               suppress_health_check=[HealthCheck.too_slow])
     _registered = True
+
+
+def _without_local_constants() -> None:
+    """Same inputs, same examples, whatever ran before in the process.
+
+    Hypothesis (6.13x and later) mixes into its draws the literal constants of every
+    *local* module loaded so far (``providers._get_local_constants``). Which of our modules
+    are loaded depends on the claims a ``-j`` worker happened to take first, so a search
+    could shrink to another counterexample from one run to the next (aat 8.6's underflow
+    printed ``[746, 0]`` or ``[750, 0]``). The pool is emptied; the global constants
+    (0, ±inf, NaN, …) stay. Older versions have no such pool and are left alone.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another layout: nothing to freeze
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
+        if hasattr(providers, "CONSTANTS_CACHE"):
+            providers.CONSTANTS_CACHE.cache.clear()
 
 
 def load(env: Mapping[str, str] | None = None) -> str:

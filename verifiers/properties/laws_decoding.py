@@ -242,9 +242,11 @@ def tinygpt_greedy_decode(model: Any, prompt: list[int], steps: int) -> list[int
 def _greedy_joint(p: Mapping[str, Any]) -> Law:
     steps = p["steps"]
 
+    specs = models(max_layers=1, positions="none", min_vocab=2, max_vocab=4)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec = d(models(max_layers=1, positions="none", min_vocab=2, max_vocab=4))
+        spec = d(specs)
         return spec, d(token_lists(spec.vocab, 1, 3))
 
     def check(example: Any, f: Callable[..., Any]) -> None:

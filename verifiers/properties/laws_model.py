@@ -55,9 +55,13 @@ def first_gap(a: Vec, b: Vec, tol: float = 1e-10) -> tuple[int, float] | None:
 
 
 def model_tokens(p: Mapping[str, Any], min_len: int = 2, **kw: Any) -> st.SearchStrategy[Any]:
+    # Strategies are built once, outside the draw: the same search, without rebuilding
+    # (and re-inspecting) a composite at every example.
+    specs = models(max_layers=p["max_layers"], positions=p.get("positions", "any"), **kw)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec = d(models(max_layers=p["max_layers"], positions=p.get("positions", "any"), **kw))
+        spec = d(specs)
         return spec, d(token_lists(spec.vocab, min_len, p["max_len"]))
     return draw()
 
@@ -66,9 +70,11 @@ def model_tokens(p: Mapping[str, Any], min_len: int = 2, **kw: Any) -> st.Search
 
 @law("causal-no-future-dependence")
 def _causal(p: Mapping[str, Any]) -> Law:
+    inputs = model_tokens(p, deep_first=True)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec, toks = d(model_tokens(p, deep_first=True))
+        spec, toks = d(inputs)
         i = d(st.integers(0, len(toks) - 2))
         suffix = d(token_lists(spec.vocab, 0, p["max_len"] - i - 1))
         new = toks[: i + 1] + suffix
@@ -110,9 +116,11 @@ def permuted_check(causal: bool | None, invariant: bool = False) -> Callable[[An
 
 
 def with_permutation(p: Mapping[str, Any], **kw: Any) -> st.SearchStrategy[Any]:
+    inputs = model_tokens(p, **kw)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec, toks = d(model_tokens(p, **kw))
+        spec, toks = d(inputs)
         return spec, toks, d(st.permutations(range(len(toks))))
     return draw()
 
@@ -139,9 +147,11 @@ def tinygpt_cached(model: TinyGPT, prompt: list[int], steps: int) -> tuple[list[
 
 @law("kv-cache-equals-recompute")
 def _kv(p: Mapping[str, Any]) -> Law:
+    inputs = model_tokens(p, min_len=1)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec, toks = d(model_tokens(p, min_len=1))
+        spec, toks = d(inputs)
         prompt = toks[: max(1, len(toks) - 1)]
         return spec, prompt, d(st.integers(1, max(1, p["max_len"] - len(prompt))))
 
@@ -203,10 +213,11 @@ def _distribution(p: Mapping[str, Any]) -> Law:
 # -- gradients: weight tying and embedding rows ---------------------------------------------
 
 def with_targets(p: Mapping[str, Any], **kw: Any) -> st.SearchStrategy[Any]:
+    inputs = model_tokens({**p, "positions": p.get("positions", "any")}, min_len=1, **kw)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec, toks = d(model_tokens({**p, "positions": p.get("positions", "any")}, min_len=1,
-                                    **kw))
+        spec, toks = d(inputs)
         targets = d(st.lists(st.integers(0, spec.vocab - 1), min_size=len(toks),
                              max_size=len(toks)))
         return spec, toks, targets
@@ -284,9 +295,11 @@ def tinygpt_layer_norm(x: Vec, gamma: Vec, beta: Vec) -> Vec:
 
 @law("layernorm-per-position")
 def _ln_rows(p: Mapping[str, Any]) -> Law:
+    inputs = ln_input(p)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        X, gamma, beta, n = d(ln_input(p))
+        X, gamma, beta, n = d(inputs)
         return X, gamma, beta, d(st.integers(0, n - 1)), d(matrices(n, X.shape[1], 3.0))
 
     def check(example: Any, f: Callable[..., Vec]) -> None:
@@ -303,9 +316,11 @@ def _ln_rows(p: Mapping[str, Any]) -> Law:
 
 @law("layernorm-shift-invariance")
 def _ln_shift(p: Mapping[str, Any]) -> Law:
+    inputs = ln_input(p)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        X, gamma, beta, n = d(ln_input(p))
+        X, gamma, beta, n = d(inputs)
         return X, gamma, beta, d(matrices(n, 1, 10.0))
 
     def check(example: Any, f: Callable[..., Vec]) -> None:

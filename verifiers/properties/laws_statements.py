@@ -50,9 +50,11 @@ def tinygpt_generate(model: TinyGPT, prompt: list[int], steps: int, strategy: st
 def _keeps_parameters(p: Mapping[str, Any]) -> Law:
     """Slot ``params``: "不变" states the law; "改变" states its opposite (the expectation flips,
     so the claim verifies only if generation were found to change a parameter)."""
+    specs = models(max_layers=p["max_layers"])
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec = d(models(max_layers=p["max_layers"]))
+        spec = d(specs)
         prompt = d(token_lists(spec.vocab, 1, p["max_len"]))
         return (spec, prompt, d(st.integers(1, 3)), d(st.sampled_from(["greedy", "sample"])),
                 d(st.booleans()), d(st.integers(0, 2**16)))
@@ -171,9 +173,11 @@ def tinygpt_next(model: TinyGPT, tokens: list[int]) -> Vec:
 
 @law("chain-rule-scores-text")
 def _chain_rule(p: Mapping[str, Any]) -> Law:
+    specs = models(max_layers=1, min_vocab=2, max_vocab=p["max_vocab"])
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        spec = d(models(max_layers=1, min_vocab=2, max_vocab=p["max_vocab"]))
+        spec = d(specs)
         return spec, d(st.integers(0, spec.vocab - 1)), d(st.integers(1, p["max_len"]))
 
     def check(example: Any, f: Callable[..., Any]) -> None:
