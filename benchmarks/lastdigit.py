@@ -11,6 +11,9 @@ digit +1 and −1 unit, with carry) and the claims the edit reaches are re-run:
   false alarm;
 * an edit within an approximate word's ±1 (约, about …) is *approximate*: the rule
   admits it by design and it is counted apart;
+* an edit of a value the claim reads as the input of a statement (the panel's "after n1
+  steps the loss is still above lo"), after which the claim re-runs with the new text and
+  the statement still holds, is counted apart: the edited note is true;
 * every other edit is one *no honest route admits*: it must be caught (goal 100%).
 
 False alarms also count the values of the unedited notes that fail without a pin
