@@ -20,9 +20,12 @@ CUES = re.compile(r"[0-9]|[=≈∝√Σ∑·×÷^_]|\\[a-z]+|总是|一定|不�
 
 
 def touched() -> dict[str, set[int]]:
-    """Lines (±2) that the existing corpus edits, per note."""
+    """Lines (±2) that the existing corpus edits, per note of ``notes/`` (the corpora over
+    new notes, ``notes:`` another folder, edit other files)."""
     near: dict[str, set[int]] = {}
     for edit in load_corpus():
+        if edit.notes_dir:
+            continue
         text = (ROOT / "notes" / edit.note).read_bytes().decode("utf-8")
         _, lines = edit.apply(text)
         near.setdefault(edit.note, set()).update(
