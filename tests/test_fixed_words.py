@@ -153,3 +153,48 @@ def test_the_k_th_fixed_word_of_a_class_is_the_k_th_literal_slot_of_that_class()
              "_law2": ("减小", Printed("增大", 6, 8, (), ()))}
     read, unread = apply(spec, [], Match(0, 9, {}, fixed=fixed))
     assert not unread and [(w.slot, w.meaning, w.start) for w in read] == [("b", "increases", 6)]
+
+
+# -- several sentences of the quote's shape, and words of necessity ------------------------------
+
+SHAPES_NOTE = (
+    "第 1 章：期望\n1.1 两种性质\n"
+    "$Z - E [Z]$ ：随机变量与均值的偏差。\n"
+    "$(Z - E [Z])^{2}$ ：偏差的平方。\n"
+    "$E [X + Y] = E [X] + E [Y]$ ：{need}独立。\n"
+)
+SHAPES_CLAIMS = """\
+note: n.txt
+claims:
+  - id: linear
+    kind: symbolic
+    section: "1.1"
+    says: E[X + Y] = E[X] + E[Y] for any X, Y, without independence
+    text: "$⟪E⟫$ ：不需要独立。"
+"""
+
+
+@pytest.mark.parametrize(("need", "status"), [
+    ("不需要", "verified"),  # the sentence as written
+    ("需要", "unparsed"),  # one law word changed: judged at that word, not stale
+    ("不要求", "verified"),  # another word of the same meaning: a synonym passes
+    ("要求", "unparsed"),  # 要求 (require) states the other law
+])
+def test_the_edited_sentence_is_the_one_whose_other_law_words_still_stand(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], need: str, status: str) -> None:
+    """With its law words read as holes, the quote also fits the two lines above it; the
+    edited sentence is the match where the fewest law words differ (here: 独立 stands)."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "claims" / "n").mkdir(parents=True)
+    (tmp_path / "notes" / "n.txt").write_text(SHAPES_NOTE.replace("{need}", need), encoding="utf-8")
+    (tmp_path / "claims" / "n" / "c.yaml").write_text(SHAPES_CLAIMS, encoding="utf-8")
+    out = tmp_path / "r.json"
+    main(["check", "--no-cache", "-j", "1", "--notes", str(tmp_path / "notes"),
+          "--claims", str(tmp_path / "claims"), "--json", str(out)])
+    (verdict,) = json.loads(out.read_text(encoding="utf-8"))["claims"]
+    assert verdict["status"] == status, verdict["message"]
+    if status == "unparsed":
+        assert "stale" not in verdict["message"] and need in verdict["message"]
+        value = next(v for v in verdict["values"] if v["status"] == "unparsed")
+        assert value["start"]["line"] == 5
+    capsys.readouterr()

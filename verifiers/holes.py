@@ -35,7 +35,7 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.parsers.abstract import Display
-from verifiers.words import AUTO_PREFIX, relax, word_ends
+from verifiers.words import AUTO_PREFIX, normal, relax, word_ends
 
 _WS = r"\s"
 _NUM = f"(?:{NUMBER_PATTERN})"
@@ -314,6 +314,8 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
             found = _candidates(text, compiled, scopes, units)
         if not found:
             raise _not_found(text, quote, scopes, units)
+        if len(found) > 1:
+            found = _fewest_changed_words(text, found, compiled, relaxed.quoted)
     if len(found) > 1:
         found = _disambiguate(text, found, scopes, near, after)
     start, (spans, end) = next(iter(found.items()))
@@ -336,6 +338,19 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
 
 
 _Found = dict[int, tuple[list[tuple[int, int]], int]]
+
+
+def _fewest_changed_words(text: str, found: _Found, compiled: Quote,
+                          quoted: dict[str, str]) -> _Found:
+    """With its law words read as holes, a quote can match other sentences of its shape
+    (``$…$ ：不需要独立。`` also fits ``$…$ ：随机变量与均值的偏差。``). An edit changes a word,
+    not all of them: keep the matches where the fewest law words differ from the quote's."""
+    def changed(spans: list[tuple[int, int]]) -> int:
+        return sum(1 for ref, (a, b) in zip(compiled.refs, spans, strict=True)
+                   if ref.word and ref.name in quoted and normal(text[a:b]) != quoted[ref.name])
+    score = {start: changed(spans) for start, (spans, _) in found.items()}
+    least = min(score.values())
+    return {start: hit for start, hit in found.items() if score[start] == least}
 
 
 def _candidates(text: str, compiled: Quote, scopes: list[tuple[int, int]],
