@@ -7,8 +7,8 @@ property or model claim pays it. So:
 
 * claims that must share a process form a group (the claims of one law share one
   Hypothesis search; the model claims share torch's import and their runs);
-* groups go into two lanes, torch and plain, each ordered longest-first by a recorded
-  cost (:mod:`verifiers.costs`) or an estimate by kind;
+* groups go into two lanes, torch and plain, each ordered longest-first by an estimate
+  of their cost by kind;
 * each process takes the next group of its own lane from a queue shared across the fork
   and, when its lane is empty, of the other lane -- a plain process only when enough torch
   work is left to pay for the import.
@@ -29,7 +29,7 @@ from verifiers.schema import Claim
 __all__ = ["Group", "Queue", "groups", "TORCH", "PLAIN"]
 
 TORCH, PLAIN = 0, 1
-# Estimated CPU seconds by kind when no cost is recorded (one process, imports excluded;
+# Estimated CPU seconds by kind (one process, imports excluded;
 # measured on the notes): a property group is one search whatever its number of claims.
 KIND_COST = {"arithmetic": 0.008, "given": 0.001, "procedure": 0.02, "symbolic": 0.06,
              "model": 0.1, "property": 0.2}
@@ -52,14 +52,9 @@ def _needs_torch(claim: Claim) -> bool:
             or any(ref.startswith("tinygpt-") for ref in claim.reference.values()))
 
 
-def groups(claims: Mapping[str, Claim], ids: list[str],
-           recorded: Mapping[str, float] | None = None) -> list[Group]:
-    """The groups of ``ids``: one per law, one for the model claims, one per other claim.
-
-    A group's cost is the sum of its claims' recorded seconds when every one is recorded,
-    else the estimate by kind.
-    """
-    recorded = recorded or {}
+def groups(claims: Mapping[str, Claim], ids: list[str]) -> list[Group]:
+    """The groups of ``ids``: one per law, one for the model claims, one per other claim,
+    each with its cost estimated by kind (one search for a law, whatever its claims)."""
     keyed: dict[str, list[str]] = {}
     for claim_id in ids:
         claim = claims[claim_id]
@@ -73,9 +68,7 @@ def groups(claims: Mapping[str, Claim], ids: list[str],
     out = []
     for members in keyed.values():
         first = claims[members[0]]
-        if all(m in recorded for m in members):
-            cost = sum(recorded[m] for m in members)
-        elif first.kind == "property":
+        if first.kind == "property":
             cost = KIND_COST["property"]
         else:
             cost = sum(KIND_COST.get(claims[m].kind, DEFAULT_COST) for m in members)

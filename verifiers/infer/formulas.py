@@ -18,7 +18,7 @@ from collections.abc import Callable
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.chains import _definitions, _runs
 from verifiers.infer.parse import parse_segment
-from verifiers.infer.tables import _rows, table_definitions
+from verifiers.infer.tables import _rows, cell_tokens, table_definitions
 from verifiers.infer.tokens import NAME, NUM, OTHER, Token
 
 __all__ = ["formula_row_candidates"]
@@ -33,8 +33,7 @@ def formula_row_candidates(text: str, tokens: list[Token], uncovered: set[int],
     out = []
     for rows in _rows(text):
         for cells in rows:
-            inside = [[t for t in tokens if a <= t.start < b
-                       and not (t.kind == OTHER and t.text == "$")] for a, b in cells]
+            inside = cell_tokens(tokens, cells)
             lone = [c[0] for c in inside if len(c) == 1 and c[0].kind == NUM]
             if len(lone) != 1 or lone[0].start not in uncovered:
                 continue

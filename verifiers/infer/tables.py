@@ -319,6 +319,12 @@ def _formula(cols: dict[int, list[Cell]], target: int,
     return None if best is None else best[1:]
 
 
+def cell_tokens(tokens: list[Token], cells: list[tuple[int, int]]) -> list[list[Token]]:
+    """The tokens of each table cell, the ``$`` of its inline math left out."""
+    return [[t for t in tokens if a <= t.start < b and not (t.kind == OTHER and t.text == "$")]
+            for a, b in cells]
+
+
 def table_definitions(text: str, tokens: list[Token]) -> list[tuple[str, int, Token]]:
     """``| $w_1$ | … | 0.2 |``, ``| model width | $d$ | 1024 |``: a row with exactly one cell
     that is a lone printed number, and a first cell that is a lone name (else exactly one
@@ -326,8 +332,7 @@ def table_definitions(text: str, tokens: list[Token]) -> list[tuple[str, int, To
     out = []
     for rows in _rows(text):
         for cells in rows:
-            inside = [[t for t in tokens if a <= t.start < b
-                       and not (t.kind == OTHER and t.text == "$")] for a, b in cells]
+            inside = cell_tokens(tokens, cells)
             names = [c[0] for c in inside if len(c) == 1 and c[0].kind == NAME]
             if inside and len(inside[0]) == 1 and inside[0][0].kind == NAME:
                 names = names[:1]  # `| $w_1$ | $i_1$ | $h_1$ | 0.2 |`: the row's own name first
