@@ -193,3 +193,25 @@ def test_an_inherited_failure_is_no_evidence(tmp_path, capsys, monkeypatch):
     assert _value(by_id["chain"], "x")["status"] == "given"
     y = _value(by_id["chain"], "y")
     assert y["status"] == "discrepancy" and y["local"] == "wrong"
+
+
+def test_the_trials_keep_the_run_s_budget(tmp_path):
+    """The trials re-evaluate claims within the run's budget: with none left, no input is
+    put on trial (the consumers keep their own verdicts); with the default, eta is named."""
+    from verifiers.arithmetic.suspects import attribute
+    from verifiers.budget import Budget
+    from verifiers.engine import Engine
+    from verifiers.run import load_claims, load_notes
+
+    root = _project(tmp_path, NOTE.replace("η = 0.1 ", "η = 0.01 "))
+    notes = load_notes(root / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+
+    def eta_status(budget: Budget) -> str:
+        engine = Engine(notes, claims)
+        verdicts = [engine.verdict(c.id) for c in claims]
+        upd = next(v for v in attribute(verdicts, claims, notes, budget) if v.id == "upd")
+        return next(x.status for x in upd.values if x.name == "eta")
+
+    assert eta_status(Budget()) == "discrepancy"
+    assert eta_status(Budget(run_seconds=0.0)) != "discrepancy"

@@ -137,14 +137,15 @@ def run(
         if store is not None and found.get(claim.id) is None and not verdict.depends_on_time:
             store.put(verdict)
         verdicts.append(verdict)
-    verdicts = finish(verdicts, claims, notes)
+    verdicts = finish(verdicts, claims, notes, budget)
     if progress is not None:
         progress.end()
     return RunResult(verdicts, notes, notes_dir, claims_dir, waivers, claims, changes)
 
 
 def finish(verdicts: list[Verdict], claims: list[Claim],
-           notes: dict[str, Note] | None = None) -> list[Verdict]:
+           notes: dict[str, Note] | None = None,
+           budget: Budget | None = None) -> list[Verdict]:
     """The verdicts in note order, with the printings of each given value and of each formula
     compared: what follows the claims' evaluation in every run (the tests' shared session
     result ends the same way, from the pytest plugin's verdicts)."""
@@ -157,7 +158,7 @@ def finish(verdicts: list[Verdict], claims: list[Claim],
     verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
     from verifiers.arithmetic.suspects import attribute
 
-    return attribute(verdicts, claims, notes)  # an edited input, not its consumers (suspects.py)
+    return attribute(verdicts, claims, notes, budget)  # an edited input (suspects.py)
 
 
 PARALLEL_FROM = 2.0  # estimated seconds of work below which forking workers does not pay

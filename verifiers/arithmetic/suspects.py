@@ -81,8 +81,11 @@ class _Finding:
 
 
 def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
-              notes: dict[str, Note] | None) -> list[Verdict]:
-    """The verdicts with each suspect input found (see the module) made the discrepancy."""
+              notes: dict[str, Note] | None, budget: Budget | None = None) -> list[Verdict]:
+    """The verdicts with each suspect input found (see the module) made the discrepancy.
+    The trials re-evaluate claims within ``budget`` (the run's: a claim and the run keep
+    their limits; by default a fresh one with the default limits)."""
+    budget = budget or Budget()
     if not notes or not any(x.status == DISCREPANCY for v in verdicts for x in v.values):
         return verdicts
     claims = list(claims)
@@ -99,7 +102,7 @@ def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
         involved = _closure(given.claim_id, users, by_id, present)
         if involved is None:
             continue
-        found = _trial(given, involved, claims, notes, base_cache)
+        found = _trial(given, involved, claims, notes, base_cache, budget)
         if found is not None:
             findings.append(found)
     chosen = _choose(findings)
@@ -188,14 +191,15 @@ def _closure(claim_id: str, users: dict[str, set[str]], by_id: dict[str, Claim],
 
 
 def _evaluate(claims: list[Claim], notes: dict[str, Note], note_name: str,
-              changes: list[Replacement], ids: list[str]) -> dict[str, Evaluation]:
+              changes: list[Replacement], ids: list[str],
+              budget: Budget) -> dict[str, Evaluation]:
     """The claims ``ids`` evaluated on a copy of the note with ``changes`` made."""
     note = notes[note_name]
     text = note.text
     for start, end, new in sorted(changes, reverse=True):
         text = text[:start] + new + text[end:]
     edited = note if not changes else Note(note.path, text, note.name)
-    engine = Engine({**notes, note_name: edited}, claims, Budget(float("inf"), float("inf")))
+    engine = Engine({**notes, note_name: edited}, claims, budget)
     for cid in ids:
         engine.verdict(cid)
     return engine.evaluations
@@ -249,14 +253,14 @@ def _mpf(x: Fraction) -> Any:
 
 
 def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
-           base_cache: dict[str, dict[str, Evaluation]]) -> _Finding | None:
+           base_cache: dict[str, dict[str, Evaluation]], budget: Budget) -> _Finding | None:
     """Solve the consumers for the given's numbers; the finding if a candidate repairs them."""
     if given.note not in base_cache:
         base_cache[given.note] = {}
     base_evals = base_cache[given.note]
     todo = [c for c in ids if c not in base_evals]
     if todo:
-        base_evals.update(_evaluate(claims, notes, given.note, [], todo))
+        base_evals.update(_evaluate(claims, notes, given.note, [], todo, budget))
     base = _outputs(base_evals, ids)
     if base is None or base.passes or sum(base.failing.values()) < 2:
         return None
@@ -268,7 +272,7 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
         if text is None:
             return None
         out = _outputs(_evaluate(claims, notes, given.note,
-                                 [(*given.spans[i], text)], ids), ids)
+                                 [(*given.spans[i], text)], ids, budget), ids)
         if out is None or len(out.computed) != len(base.computed):
             return None
         steps.append((_mpf(step), out.computed))
@@ -280,7 +284,7 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
                    if t != given.numbers[i].text]
         if not changes:
             continue
-        after = _outputs(_evaluate(claims, notes, given.note, changes, ids), ids)
+        after = _outputs(_evaluate(claims, notes, given.note, changes, ids, budget), ids)
         if after is None or not after.passes:
             continue
         evidence = sum(base.failing.values())
