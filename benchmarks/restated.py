@@ -6,7 +6,7 @@
 A restated step is a formula the claim writes (``restate:`` on a formula hole that is checked,
 not on a ``define:`` hole) instead of reading it from the note through a formula hole; the
 check then judges the claim's copy, and an edit of the note's text is not re-evaluated
-(unless :func:`verifiers.symclaims.restatement_differs` compares the two). Restatements should
+(unless :func:`verifiers.symbolic.claims.restatement_differs` compares the two). Restatements should
 stay at most 10% of the symbolic steps: convert one by reading the printed formula (a formula
 hole, with ``frame:`` when the words name its subject), by making it a definition, or by
 dropping it when it proves nothing the note says.

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from verifiers import symclaims
 from verifiers.deadline import WALL_FACTOR, cpu_seconds
 from verifiers.schema import Claim
+from verifiers.symbolic import claims as symclaims
 
 
 def progress() -> symclaims._Progress:

@@ -464,7 +464,7 @@ def test_diag_and_bold_one() -> None:
     # lesson1 :188 / :351 \mathrm{diag}(p); :41 the all-ones \mathbf 1
     same("\\mathrm{diag}(p)", Function("diag")(p))
     same("\\operatorname{diag}(p)", Function("diag")(p))
-    # :188 an entry of diag(p) is entry(diag(p), i, j) (evaluated by verifiers.indices)
+    # :188 an entry of diag(p) is entry(diag(p), i, j) (evaluated by verifiers.symbolic.indices)
     same("\\mathrm{diag}(p)_{ij}", Function("entry")(Function("diag")(p), i, j))
     with pytest.raises(LatexError):  # an entry of another call is not read
         parse_latex("\\mathrm{softmax}(p)_{ij}")

@@ -43,8 +43,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
     )),
     ("checks, one folder or module per kind", (
-        "verifiers.arithmetic", "verifiers.symbolic", "verifiers.symclaims", "verifiers.latex",
-        "verifiers.indices", "verifiers.matrixcalc", "verifiers.formulas",
+        "verifiers.arithmetic", "verifiers.symbolic", "verifiers.latex", "verifiers.formulas",
         "verifiers.backward", "verifiers.properties", "verifiers.procedures",
         "verifiers.meaning", "verifiers.modelrun",
     )),

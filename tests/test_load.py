@@ -84,7 +84,7 @@ def _job_spins(seconds: float) -> Iterator[str]:
 
 
 def test_a_symbolic_step_starved_of_cpu_is_not_cut_off() -> None:
-    from verifiers.symbolic import _run_streaming, _warm
+    from verifiers.symbolic.prove import _run_streaming, _warm
 
     items, finished = _run_streaming(_job_sleeps, (1.0,), 0.3)
     assert (items, finished) == (["done"], True)
@@ -101,7 +101,7 @@ def _job_fails() -> Iterator[str]:
 
 
 def test_a_failing_job_reports_like_a_one_shot_worker() -> None:
-    from verifiers.symbolic import _run_forked, _run_streaming, _warm
+    from verifiers.symbolic.prove import _run_forked, _run_streaming, _warm
 
     warm = _run_streaming(_job_fails, (), 5.0)
     assert warm == _run_forked(_job_fails, (), 5.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from verifiers.matrixcalc import (
+from verifiers.symbolic.matrixcalc import (
     EntryDefinition,
     MatrixError,
     MatrixInstance,
@@ -247,7 +247,7 @@ def test_sampled_points_agree_exactly_or_by_evaluation_and_a_planted_error_still
     """Entries the rational-function proof cannot settle are sampled: a point where the exact
     rationals make the difference 0 needs no evaluation; one where they do not (sin² + cos²)
     is evaluated; a wrong entry fails at a point, with the message of the evaluation."""
-    from verifiers import matrixcalc
+    from verifiers.symbolic import matrixcalc
 
     x, y = sympy.symbols("x y", positive=True)
     exact_calls: list[bool] = []

@@ -1,4 +1,4 @@
-"""Tests for verifiers.symbolic: proved derivations, planted errors caught at their step.
+"""Tests for verifiers.symbolic.prove: proved derivations, planted errors caught at their step.
 
 Every planted error is a mistake a note could make (a dropped minus, ``1 + a``
 for ``1 - a``, a missing ``1/sqrt(d_k)``, variance additivity without zero
@@ -13,7 +13,7 @@ import time
 import pytest
 import sympy as sp
 
-from verifiers.symbolic import (
+from verifiers.symbolic.prove import (
     Assumptions,
     StepVerdict,
     check_chain,
@@ -320,7 +320,7 @@ def test_temperature_limits() -> None:
 
 def test_numeric_evidence_is_time_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """A step whose numeric evaluation never ends is cut off, not a hung gate."""
-    import verifiers.symbolic as S
+    import verifiers.symbolic.prove as S
 
     def forever(*args: object, **kwargs: object) -> object:
         while True:
@@ -335,7 +335,7 @@ def test_numeric_evidence_is_time_bounded(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_kronecker_identities_are_sampled_at_integer_indices() -> None:
     """At real points every δ is 0, so a false δ identity would pass; indices are integers."""
-    from verifiers.symbolic import check_step
+    from verifiers.symbolic.prove import check_step
 
     i, j, k = sp.symbols("i j k", real=True)
     false = check_step(sp.KroneckerDelta(i, k) * sp.KroneckerDelta(j, k), sp.Integer(0), "=",
@@ -346,7 +346,7 @@ def test_kronecker_identities_are_sampled_at_integer_indices() -> None:
 
 
 def test_check_cases_proves_every_case_and_names_the_failing_one() -> None:
-    from verifiers.symbolic import check_cases
+    from verifiers.symbolic.prove import check_cases
 
     p1, p2, p3 = sp.symbols("p_1 p_2 p_3", real=True)
     probs = Assumptions(sum_to_one=("p_1", "p_2", "p_3"))
@@ -423,7 +423,7 @@ def _slow_verdict(tmp_path):
 
 
 def test_a_claim_out_of_its_budget_is_an_error_that_depends_on_time(tmp_path, monkeypatch):
-    import verifiers.symclaims as symclaims
+    import verifiers.symbolic.claims as symclaims
 
     monkeypatch.setattr(symclaims, "CLAIM_SECONDS", 0.5)
     t0 = time.monotonic()
@@ -440,7 +440,7 @@ def test_a_claim_off_the_main_thread_runs_bounded_in_a_worker(tmp_path, monkeypa
     """SIGALRM cannot interrupt another thread: the claim runs in a forked worker instead."""
     import threading
 
-    import verifiers.symclaims as symclaims
+    import verifiers.symbolic.claims as symclaims
 
     monkeypatch.setattr(symclaims, "CLAIM_SECONDS", 0.5)
     out: list = []
@@ -455,7 +455,7 @@ def test_a_claim_off_the_main_thread_runs_bounded_in_a_worker(tmp_path, monkeypa
 def test_step_time_is_capped(monkeypatch):
     from types import SimpleNamespace
 
-    import verifiers.symclaims as symclaims
+    import verifiers.symbolic.claims as symclaims
     from verifiers.deadline import deadline
 
     assert symclaims._step_seconds(SimpleNamespace(timeout=3.0)) == 3.0
@@ -467,7 +467,7 @@ def test_step_time_is_capped(monkeypatch):
 def test_a_claim_file_cannot_ask_for_more_than_20_s_per_step(tmp_path, capsys):
     from tests.test_engine import check, project
     from verifiers.schema import MAX_STEP_SECONDS
-    from verifiers.symclaims import MAX_STEP_SECONDS as STEP
+    from verifiers.symbolic.claims import MAX_STEP_SECONDS as STEP
 
     assert MAX_STEP_SECONDS == STEP == 20
     claim = SLOW_CLAIM + "    timeout: 30\n"

@@ -500,7 +500,7 @@ class Engine:
         sec = note.section_at(match.start)
         verdict.section = sec.label if sec else claim.section
         if claim.kind == "symbolic":
-            from verifiers.symclaims import check_formulas
+            from verifiers.symbolic.claims import check_formulas
 
             verdict.values.extend(check_formulas(claim, match, note))
         if claim.kind == "property":  # Hypothesis and torch are imported only here
@@ -648,7 +648,7 @@ class Engine:
 # never interrupt the import of a C extension (a half-initialised torch or NumPy crashes
 # the interpreter later), nor may SIGINT/SIGTERM (torch's import aborts the process), and
 # the import floor is not the claim's time.
-_CHECKERS = {"symbolic": ("verifiers.symclaims",),
+_CHECKERS = {"symbolic": ("verifiers.symbolic.claims",),
              "property": ("verifiers.properties", "verifiers.properties.runner"),
              "procedure": ("verifiers.procedures.check", "tinygpt"),
              "model": ("verifiers.modelrun",)}

@@ -23,7 +23,7 @@ from typing import Any
 import sympy
 from sympy.core.function import AppliedUndef
 
-from verifiers.symbolic import StepVerdict
+from verifiers.symbolic.prove import StepVerdict
 
 __all__ = ["check_components", "dot_products", "tuple_tolerances"]
 

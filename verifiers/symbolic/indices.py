@@ -318,7 +318,7 @@ def _vectors(expr: Any, size: int, families: Mapping[str, _Family],
             return sympy.sqrt(sum(x**2 for x in vecs[0]))
         raise IndexError_(f"{type(node).__name__} of a vector is not read")
 
-    return ev(expr)  # a matrix side is compared entry by entry (symclaims)
+    return ev(expr)  # a matrix side is compared entry by entry (claims)
 
 
 def matrix_names(exprs: Sequence[Any], letters: frozenset[str]) -> frozenset[str]:

@@ -984,7 +984,7 @@ def check_step(
                             symbolic=symbolic)
 
     # 2. numeric evidence -- never over unknown functions (a name nothing defines, see
-    # symclaims.undefined_functions): a sample of them would be a guess, not evidence
+    # claims.undefined_functions): a sample of them would be a guess, not evidence
     unknown = sorted({f.func.__name__ for side in (left, right)
                       for f in side.atoms(AppliedUndef) if getattr(f.func, "unknown", False)})
     if unknown:

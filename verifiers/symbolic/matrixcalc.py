@@ -616,7 +616,7 @@ def _sample_points(expr: Any, count: int = 3) -> list[dict[Any, Any]]:
 
 def _bounded(fn: Any, seconds: float | None) -> Any:
     """fn() with a deadline in the main thread. Symbolic claims only get here in a main
-    thread (symclaims runs a claim from another thread in a forked worker), under the
+    thread (symbolic.claims runs a claim from another thread in a forked worker), under the
     claim's budget, which this deadline nests in."""
     if not seconds or not can_bound():
         return fn()

@@ -5,7 +5,7 @@ formula is split into its chains (``A = B = C``, aligned rows), each side is
 parsed by our own LaTeX reader (:mod:`verifiers.latex`) and must print back to
 what the note says (a formula that does not parse or round-trip is
 ``unparsed``, never a pass), and each adjacent pair is checked by
-:mod:`verifiers.symbolic`: ``proved`` by SymPy under the claim's assumptions,
+:mod:`verifiers.symbolic.prove`: ``proved`` by SymPy under the claim's assumptions,
 or supported by ``numeric evidence`` at many high-precision points, or failed
 with a point where the two sides differ. SymPy is imported only here.
 """
@@ -37,15 +37,6 @@ from verifiers.formulas.fprimes import function_primes
 from verifiers.formulas.updates import assigned, updated
 from verifiers.formulas.vecdot import check_components, dot_products
 from verifiers.holes import Match
-from verifiers.indices import (
-    IndexError_,
-    IndexSetting,
-    ShapeMismatch,
-    instances,
-    matrix_names,
-    pairs_of,
-    size_of,
-)
 from verifiers.latex import (
     ELLIPSIS,
     SUM_UPPER,
@@ -58,7 +49,19 @@ from verifiers.latex import (
     round_trip_ok,
     split_chains,
 )
-from verifiers.matrixcalc import (
+from verifiers.notes import Note
+from verifiers.pins import apply_pin
+from verifiers.schema import Claim
+from verifiers.symbolic.indices import (
+    IndexError_,
+    IndexSetting,
+    ShapeMismatch,
+    instances,
+    matrix_names,
+    pairs_of,
+    size_of,
+)
+from verifiers.symbolic.matrixcalc import (
     FAILED,
     NUMERIC,
     PROVED,
@@ -70,10 +73,7 @@ from verifiers.matrixcalc import (
     compare_entries,
     names_to_read,
 )
-from verifiers.notes import Note
-from verifiers.pins import apply_pin
-from verifiers.schema import Claim
-from verifiers.symbolic import (
+from verifiers.symbolic.prove import (
     Assumptions,
     StepVerdict,
     check_cases,
@@ -1234,7 +1234,7 @@ def _check_indexed(claim: Claim, note: Note, printed: Any, label: str, sides: li
                    relations: list[str], subs: Definitions) -> list[ValueVerdict] | None:
     """A chain over indices (``assume: {integer: [i, j]}``) with a sum without bounds, a
     Kronecker δ, a derivative or a definition by components: checked on an instance, in
-    every case of its free indices (:mod:`verifiers.indices`)."""
+    every case of its free indices (:mod:`verifiers.symbolic.indices`)."""
     letters = frozenset(n for n in claim.assume.get("integer", ()) if len(n) == 1)
     if not letters or subs.calls:
         return None
