@@ -244,6 +244,27 @@ def test_a_route_value_matches_on_either_side_of_a_tie_and_integers_round_to_uni
     assert matches_a_route(parse_printed("2143"), [2143.08])
     assert not matches_a_route(parse_printed("2144"), [2143.08])
     assert not matches_a_route(parse_printed("3"), [2.0])  # an integer result is exact
+    assert not matches_a_route(parse_printed("1"), [0.901])  # one digit: no rounding
+
+
+def test_a_one_digit_integer_is_not_a_rounding_of_its_value(tmp_path):
+    """aat 3.2: "a1 + a2 + a3 = 1" over the shares 60 %, 30 %, 10 %. Writing the third as
+    0.1 % makes the sum 0.901, which the printed 1 used to admit as "rounded to units"."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "notes", tmp_path / "notes")
+    path = tmp_path / "notes" / "architecture-and-training.txt"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("从第三个获取 10%") == 1
+    path.write_text(text.replace("从第三个获取 10%", "从第三个获取 0.1%"), encoding="utf-8")
+    notes = load_notes(tmp_path / "notes")
+    claims, _ = load_claims(root / "claims", set(notes))
+    verdict = Engine(notes, claims).verdict("aat-3-2-example-shares")
+    assert verdict.status == "discrepancy"
+    (value,) = verdict.values
+    assert (value.printed, value.expected) == ("1", "0.901")
 
 
 def test_the_issue_example_on_the_real_note_is_now_caught():

@@ -1014,6 +1014,11 @@ def tolerance(pn: PrintedNumber, expected: Any, widen: Any,
         return t * (1 + mp.mpf(10) ** -20) + scale * to_point(HAIR)
 
 
+INTEGER_NOISE = mp.mpf(10) ** -30
+"""How far a computed value may sit from a one-digit printed integer and still be it:
+round-off of the engine's 40-digit arithmetic (a row of a Jacobian summing to 6e-42)."""
+
+
 def rounds_to(pn: PrintedNumber, value: Any, widen: Any, approx: bool = False,
               floating: bool = False) -> bool:
     """Does ``value`` round to the printed number (at the engine's 40 digits: 0.9625 is
@@ -1027,7 +1032,10 @@ def rounds_to(pn: PrintedNumber, value: Any, widen: Any, approx: bool = False,
         if floating:
             tol += FLOAT_SLACK * max(abs(value), abs(to_point(pn.value)))
         if pn.kind == "integer" and abs(value - mpmath.nint(value)) > tol:
-            tol = max(tol, mp.mpf(1) / 2)  # 2143 for 2143.08: rounded to units, as printed
+            if abs(pn.value) >= 10:  # 2143 for 2143.08: rounded to units, as printed
+                tol = max(tol, mp.mpf(1) / 2)
+            else:  # a one-digit integer is no rounding ("= 1" for 0.901 is wrong); only
+                tol = max(tol, INTEGER_NOISE)  # the 40-digit round-off of an exact result
         return abs(to_point(pn.value) - value) <= tol
 
 

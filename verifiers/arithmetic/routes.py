@@ -159,8 +159,9 @@ def matches_a_route(pn: PrintedNumber, values: list[Any]) -> bool:
                 continue
             half = mp.mpf(pn.half_unit.numerator) / pn.half_unit.denominator
             slack = mp.mpf("1e-12") * max(abs(v), abs(p))
-            if pn.kind == "integer":
-                half = mp.mpf(0) if abs(v - mp.nint(v)) <= slack else mp.mpf(1) / 2
+            if pn.kind == "integer":  # units are a rounding only of a 2+ digit integer
+                near = abs(v - mp.nint(v)) <= slack or abs(pn.value) < 10
+                half = mp.mpf(0) if near else mp.mpf(1) / 2
             if abs(p - v) <= half + slack:
                 return True
     return False
