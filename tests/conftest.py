@@ -9,6 +9,7 @@ The profiles live in :mod:`verifiers.profiles`, which the engine's property clai
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +121,30 @@ def real_result(request: pytest.FixtureRequest):  # -> verifiers.run.RunResult
     verdicts += [settings.verdict(claim.id) for claim in loaded.claims]
     return RunResult(finish(verdicts, loaded.claims), loaded.notes, settings.notes,
                      settings.claims, loaded.waivers, loaded.claims)
+
+
+@pytest.fixture(scope="session")
+def real_verdict(request: pytest.FixtureRequest) -> Callable[[str], Any]:
+    """One real claim's verdict on the unedited real notes, as ``run(notes, claims,
+    select=that claim)`` gives it (``finish`` included), from the plugin's per-process
+    engine: the edit tests compare an edited copy with it, and loading every claim file
+    and evaluating the claim again for each test cost more than the edit. The claims are
+    loaded once per process and each claim is evaluated once (shared with the claim items
+    and ``real_result``). Without the plugin's settings for the real notes: ``run``."""
+    from verifiers.budget import Budget
+    from verifiers.run import finish, run
+
+    settings = _plugin_settings(request.config)
+    if (settings is None or settings.notes != ROOT / "notes"
+            or settings.claims != ROOT / "claims" or settings.loaded() is None):
+        def by_run(claim_id: str) -> Any:
+            (verdict,) = run(ROOT / "notes", ROOT / "claims",
+                             select=lambda c: c.id == claim_id).verdicts
+            return verdict
+        return by_run
+    loaded = settings.loaded()
+
+    def from_engine(claim_id: str) -> Any:
+        (verdict,) = finish([settings.verdict(claim_id)], loaded.claims, loaded.notes, Budget())
+        return verdict
+    return from_engine
