@@ -8,6 +8,7 @@ The profiles live in :mod:`verifiers.profiles`, which the engine's property clai
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -148,3 +149,37 @@ def real_verdict(request: pytest.FixtureRequest) -> Callable[[str], Any]:
         (verdict,) = finish([settings.verdict(claim_id)], loaded.claims, loaded.notes, Budget())
         return verdict
     return from_engine
+
+
+_LOADED: dict[tuple[Any, ...], Any] = {}  # the real claims as parsed, per known notes and files
+
+
+def _stamps(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size)
+                 for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+@pytest.fixture
+def real_claims_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run`` over (a copy of) the real notes with the real claims parses the claim files
+    once per process and hands each run its own deep copy, as a fresh parse would give:
+    the edit tests run one claim each, and parsing every claim file cost more than the
+    claim. Other claim folders (the tests' own, written in tmp_path) load as always."""
+    from verifiers import run as run_module
+
+    parse = run_module.load_claims
+
+    def load_claims(claims_dir: Path, known_notes: set[str],
+                    waivers: list[Any] | None = None) -> Any:
+        if Path(claims_dir).resolve() != ROOT / "claims":
+            return parse(claims_dir, known_notes, waivers)
+        key = (frozenset(known_notes), _stamps(ROOT / "claims"))
+        if key not in _LOADED:
+            found: list[Any] = []
+            _LOADED[key] = (parse(claims_dir, known_notes, found), found)
+        (claims, problems), found = copy.deepcopy(_LOADED[key])
+        if waivers is not None:
+            waivers.extend(found)
+        return claims, problems
+
+    monkeypatch.setattr(run_module, "load_claims", load_claims)

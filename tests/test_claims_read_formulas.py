@@ -315,6 +315,7 @@ def _verdicts(tmp_path: Path, real_verdict, cid: str, name: str, find: str,
     return clean, edited
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[e[0] for e in EDITS])
 def test_an_edited_formula_fails_at_its_line(tmp_path: Path, real_verdict, cid: str, find: str,
@@ -335,6 +336,7 @@ UNDECIDED_EDITS = [
 ]
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), UNDECIDED_EDITS)
 def test_an_undecided_edit_is_an_error_at_its_line(tmp_path: Path, real_verdict, cid: str,
                                                    find: str, replace: str, line: int,
