@@ -8,7 +8,9 @@ The profiles live in :mod:`verifiers.profiles`, which the engine's property clai
 
 from __future__ import annotations
 
+import copy
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +122,64 @@ def real_result(request: pytest.FixtureRequest):  # -> verifiers.run.RunResult
     verdicts += [settings.verdict(claim.id) for claim in loaded.claims]
     return RunResult(finish(verdicts, loaded.claims), loaded.notes, settings.notes,
                      settings.claims, loaded.waivers, loaded.claims)
+
+
+@pytest.fixture(scope="session")
+def real_verdict(request: pytest.FixtureRequest) -> Callable[[str], Any]:
+    """One real claim's verdict on the unedited real notes, as ``run(notes, claims,
+    select=that claim)`` gives it (``finish`` included), from the plugin's per-process
+    engine: the edit tests compare an edited copy with it, and loading every claim file
+    and evaluating the claim again for each test cost more than the edit. The claims are
+    loaded once per process and each claim is evaluated once (shared with the claim items
+    and ``real_result``). Without the plugin's settings for the real notes: ``run``."""
+    from verifiers.budget import Budget
+    from verifiers.run import finish, run
+
+    settings = _plugin_settings(request.config)
+    if (settings is None or settings.notes != ROOT / "notes"
+            or settings.claims != ROOT / "claims" or settings.loaded() is None):
+        def by_run(claim_id: str) -> Any:
+            (verdict,) = run(ROOT / "notes", ROOT / "claims",
+                             select=lambda c: c.id == claim_id).verdicts
+            return verdict
+        return by_run
+    loaded = settings.loaded()
+
+    def from_engine(claim_id: str) -> Any:
+        (verdict,) = finish([settings.verdict(claim_id)], loaded.claims, loaded.notes, Budget())
+        return verdict
+    return from_engine
+
+
+_LOADED: dict[tuple[Any, ...], Any] = {}  # the real claims as parsed, per known notes and files
+
+
+def _stamps(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size)
+                 for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+@pytest.fixture
+def real_claims_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run`` over (a copy of) the real notes with the real claims parses the claim files
+    once per process and hands each run its own deep copy, as a fresh parse would give:
+    the edit tests run one claim each, and parsing every claim file cost more than the
+    claim. Other claim folders (the tests' own, written in tmp_path) load as always."""
+    from verifiers import run as run_module
+
+    parse = run_module.load_claims
+
+    def load_claims(claims_dir: Path, known_notes: set[str],
+                    waivers: list[Any] | None = None) -> Any:
+        if Path(claims_dir).resolve() != ROOT / "claims":
+            return parse(claims_dir, known_notes, waivers)
+        key = (frozenset(known_notes), _stamps(ROOT / "claims"))
+        if key not in _LOADED:
+            found: list[Any] = []
+            _LOADED[key] = (parse(claims_dir, known_notes, found), found)
+        (claims, problems), found = copy.deepcopy(_LOADED[key])
+        if waivers is not None:
+            waivers.extend(found)
+        return claims, problems
+
+    monkeypatch.setattr(run_module, "load_claims", load_claims)

@@ -296,8 +296,10 @@ EDITS = [
 ]
 
 
-def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> tuple:
-    """The claim's verdict on the notes as they are, then with the one edit."""
+def _verdicts(tmp_path: Path, real_verdict, cid: str, name: str, find: str,
+              replace: str) -> tuple:
+    """The claim's verdict on the notes as they are (the session's: tests/conftest.py),
+    then with the one edit."""
     from verifiers.run import run
 
     notes = tmp_path / "notes"
@@ -307,17 +309,18 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> t
     note = notes / name
     text = note.read_text(encoding="utf-8")
     assert text.count(find) == 1
-    (clean,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
+    clean = real_verdict(cid)
     note.write_text(text.replace(find, replace), encoding="utf-8")
     (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
     return clean, edited
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[e[0] for e in EDITS])
-def test_an_edited_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str, replace: str,
-                                             line: int, name: str) -> None:
-    clean, edited = _verdicts(tmp_path, cid, name, find, replace)
+def test_an_edited_formula_fails_at_its_line(tmp_path: Path, real_verdict, cid: str, find: str,
+                                             replace: str, line: int, name: str) -> None:
+    clean, edited = _verdicts(tmp_path, real_verdict, cid, name, find, replace)
     # verified, or known where the note's own slips are pinned
     assert clean.status in ("verified", "known"), clean.message
     assert edited.status == "discrepancy", edited.message
@@ -333,10 +336,12 @@ UNDECIDED_EDITS = [
 ]
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), UNDECIDED_EDITS)
-def test_an_undecided_edit_is_an_error_at_its_line(tmp_path: Path, cid: str, find: str,
-                                                   replace: str, line: int, name: str) -> None:
-    clean, edited = _verdicts(tmp_path, cid, name, find, replace)
+def test_an_undecided_edit_is_an_error_at_its_line(tmp_path: Path, real_verdict, cid: str,
+                                                   find: str, replace: str, line: int,
+                                                   name: str) -> None:
+    clean, edited = _verdicts(tmp_path, real_verdict, cid, name, find, replace)
     assert clean.status == "verified", clean.message
     assert edited.status == "error" and "undecided" in edited.message, edited.message
     assert any(v.status == "error" and v.start[0] == line for v in edited.values)

@@ -15,6 +15,7 @@ from verifiers.run import run
 from verifiers.words import word_ends
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 MBM = "matrix-by-matrix.txt"
 
 

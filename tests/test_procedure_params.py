@@ -15,6 +15,7 @@ from verifiers.procedures import params, probe
 from verifiers.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 NOTES, CLAIMS = ROOT / "notes", ROOT / "claims"
 L1, MBM = "lesson1-text-to-distribution.txt", "matrix-by-matrix.txt"
 

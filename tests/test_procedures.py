@@ -17,6 +17,7 @@ from verifiers.run import run
 from verifiers.schema import load_claim_file
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 NOTES, CLAIMS = ROOT / "notes", ROOT / "claims"
 
 

@@ -17,6 +17,7 @@ import pytest
 from verifiers.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 CASES = [  # (claim, value key): a repeat classed `copy` before issue 13's recomputation
