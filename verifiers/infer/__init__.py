@@ -23,7 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifiers.coverage.literals import coverage
-from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
+from verifiers.infer.aggregates import (
+    aggregate_candidates,
+    listed_total_candidates,
+    percent_candidates,
+)
 from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
@@ -100,7 +104,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += assembled_candidates(note.text, tokens, uncovered_outside, section_of)
     # units and shares (sieved against the printed digits) before restate: merged, the first
     # check of a value wins (`… bytes, about 674 MiB`)
-    for family in (aggregate_candidates, percent_candidates, table_candidates,
+    for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
+                   table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
                    vector_candidates, rate_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)

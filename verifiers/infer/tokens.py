@@ -82,10 +82,32 @@ def tokenize(note: Note, start: int, end: int, literals: dict[int, Literal],
         if m:
             i = m.end()
             continue
+        sup = _SUP_RE.match(text, i, end)
+        if sup is not None and out and out[-1].kind in (NUM, VAL, RP, CONST, FUNC):
+            out += _superscript(sup, out[-1])
+            i = sup.end()
+            continue
         tok = _one(text, i, end, literals)
         out.append(tok)
         i = tok.end
     return out
+
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUP_RE = re.compile(r"⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+
+
+def _superscript(m: re.Match[str], before: Token) -> list[Token]:
+    """``10⁹``, ``0.8⁵``, ``2¹⁶``, ``e²``: a Unicode superscript is a power. Its digits are no
+    literal of the note (coverage does not count them), so the exponent is a constant of the
+    expression, never a hole; after ``e`` (read as ``exp``) it is the function's argument."""
+    digits = m.group().translate(_SUPERSCRIPTS)
+    const = Token(CONST, f"({digits})" if digits.startswith("-") else digits,
+                  m.start(), m.end())
+    if before.kind == FUNC:
+        return [const] if before.text == "exp" and before.end == m.start() else \
+            [Token(OTHER, m.group(), m.start(), m.end())]
+    return [Token(OP, "^", m.start(), m.start()), const]
 
 
 def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
@@ -119,6 +141,8 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         return Token(FUNC, "sqrt", i, i + 1)
     if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
         return Token(FUNC, "exp", i, text.index("^", i) + 1)
+    if ch == "e" and not (i and text[i - 1].isalpha()) and _SUP_RE.match(text, i + 1, end):
+        return Token(FUNC, "exp", i, i + 1)  # `e²`: the superscript that follows is its power
     m = _PI_RE.match(text, i, end)
     if m:
         return Token(CONST, "pi", i, m.end())  # the grammar's constant pi

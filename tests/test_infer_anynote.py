@@ -1,0 +1,83 @@
+"""Inference on patterns any study note has (verifiers/infer): Unicode superscript powers
+(``0.8⁵``, ``1.8 × 10¹⁰``), a total of the results listed on a line, a running-total and a
+softmax column of a table, and an element of a printed list restated alone. Each is checked
+by planting a wrong value after inference (an author's later edit) and, where the step is
+unambiguous, before it (pinned for review)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_infer import INFERRED, infer
+from verifiers.cli import main
+
+NOTE = """第 1 章
+1.1 幂
+0.8⁵ = 0.32768，所以 (1 − 0.32768) / 0.2 = 3.3616。
+一共 9 × 10⁹ × 2 = 1.8 × 10¹⁰ 字节。
+1.2 合计
+T = 1：e² = 7.3891，e¹ = 2.7183，e^0.1 = 1.1052，和为 11.2125，
+1.3 累计
+| token | p | cumulative |
+|---|---|---|
+| a | 0.50 | 0.50 |
+| b | 0.25 | 0.75 |
+| c | 0.15 | 0.90 |
+| d | 0.10 | 1.00 |
+1.4 softmax
+| key | score | weight |
+|---|---|---|
+| 0 | 0.5 | 0.2028 |
+| 1 | 0.0 | 0.1230 |
+| 2 | 0.0 | 0.1230 |
+| 3 | 1.5 | 0.5512 |
+1.5 复述
+p = [0.8638, 0.1169, 0.0193]
+最大的概率是 0.8638。
+"""
+
+
+def test_the_clean_note_verifies_with_every_new_pattern(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, NOTE)
+    for says in ('v2: "v1 ^ 5"', "/ v5 ^ 10", 'v5: "v1 + v2 + v4"', '"v1 + v3 + v5 + v7"',
+                 '"exp(v3) / (exp(v1) + exp(v3)', '[0]"'):
+        assert says in text, (says, text)
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("0.8⁵ = 0.32768", "0.8⁵ = 0.32868", 3),  # a superscript power
+    ("= 1.8 × 10¹⁰", "= 1.6 × 10¹⁰", 4),  # a mantissa times a superscript power of ten
+    ("和为 11.2125", "和为 11.2152", 6),  # the total of the listed results
+    ("| c | 0.15 | 0.90 |", "| c | 0.15 | 0.95 |", 12),  # a running total
+    ("| 1 | 0.0 | 0.1230 |", "| 1 | 0.0 | 0.1320 |", 18),  # a softmax weight
+    ("最大的概率是 0.8638", "最大的概率是 0.8368", 23),  # a list's element restated
+])
+def test_an_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
+    infer(tmp_path, monkeypatch, NOTE)
+    assert NOTE.count(old) == 1
+    (tmp_path / "notes" / "n.txt").write_text(NOTE.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
+               for ln in out.splitlines()), out
+
+
+def test_a_wrong_superscript_power_is_pinned_for_review(tmp_path, monkeypatch):
+    # (an inexact base such as 0.8 is not pinned: a finer 0.8002 would give another power)
+    text = infer(tmp_path, monkeypatch, "1.1 幂\n2¹⁶ = 65546，继续。\n3⁴ = 81。\n")
+    assert "inferred; review" in text and "65546" in text
+    assert "v1 ^ 4" in text  # the right power is verified, not pinned
+    assert (tmp_path / INFERRED).exists()
+
+
+def test_a_superscript_after_a_word_or_a_name_is_no_power(tmp_path, monkeypatch):
+    # `x²` (a name) and `cm²` (a unit) are no computation the note shows
+    text = infer(tmp_path, monkeypatch, "1.1\n面积 x² = 4 cm²，边长 2 cm。\n")
+    assert "^" not in text
+
+
+def test_a_total_that_is_no_sum_of_the_listed_results_writes_nothing(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, "1.1\na = 2 + 1 = 3，b = 4 × 2 = 8，和为 12。\n")
+    assert "和为 ⟨" not in text
