@@ -81,3 +81,34 @@ def test_a_superscript_after_a_word_or_a_name_is_no_power(tmp_path, monkeypatch)
 def test_a_total_that_is_no_sum_of_the_listed_results_writes_nothing(tmp_path, monkeypatch):
     text = infer(tmp_path, monkeypatch, "1.1\na = 2 + 1 = 3，b = 4 × 2 = 8，和为 12。\n")
     assert "和为 ⟨" not in text
+
+
+WORDS = """1.1 计数
+e s：newest 6 次 + widest 3 次 = 9
+一段英文 1000 个词切出 1300 个 token，即每词 1.3 个 token。
+"""
+
+
+def test_worded_sums_and_chinese_rates_are_read(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, WORDS)
+    assert "v3 = v1 + v2" in text and "a rate from the two counts" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("widest 3 次 = 9", "widest 3 次 = 8", 2),  # a sum of worded terms
+    ("每词 1.3 个", "每词 1.5 个", 3),  # a rate of the two counts before it
+])
+def test_a_worded_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
+    infer(tmp_path, monkeypatch, WORDS)
+    (tmp_path / "notes" / "n.txt").write_text(WORDS.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
+               for ln in out.splitlines()), out
+
+
+def test_a_term_with_two_numbers_or_no_word_is_no_worded_sum(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, "1.1\n共 2 组 3 次 + 4 次 = 7\n减少 6 + 3 = 9\n")
+    assert "组" not in text  # which of 2 and 3 is the term is a guess: nothing written

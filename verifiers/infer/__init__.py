@@ -6,7 +6,8 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.programs` -- the pattern families,
+  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.programs` -- the
+  pattern families,
   each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
@@ -47,6 +48,7 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.units import unit_candidates
 from verifiers.infer.vectors import vector_candidates
+from verifiers.infer.worded import worded_sum_candidates
 from verifiers.verdicts import RunResult
 
 __all__ = ["Inference", "infer"]
@@ -107,7 +109,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, rate_candidates, scalar_repeat_candidates):
+                   vector_candidates, rate_candidates, worded_sum_candidates,
+                   scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
