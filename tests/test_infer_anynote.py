@@ -112,3 +112,45 @@ def test_a_worded_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old
 def test_a_term_with_two_numbers_or_no_word_is_no_worded_sum(tmp_path, monkeypatch):
     text = infer(tmp_path, monkeypatch, "1.1\n共 2 组 3 次 + 4 次 = 7\n减少 6 + 3 = 9\n")
     assert "组" not in text  # which of 2 and 3 is the term is a guess: nothing written
+
+
+HEADERS = """1.1 表
+| $i$ | $\\theta_i$ | wavelength $2\\pi / \\theta_i$ |
+|---|---|---|
+| 1 | 0.75 | 8.3776 |
+| 2 | 0.5 | 12.566 |
+| 15 | 0.0125 | 502.65 |
+1.2 横表
+| head $h$ | 1 | 2 | 3 |
+|---|---|---|---|
+| slope $2^{-h}$ | 0.5 | 0.25 | 0.125 |
+"""
+
+
+def test_a_header_formula_is_checked_down_and_sideways(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, HEADERS)
+    assert "a column computed by its header's formula" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("| 0.75 |", "| 0.76 |", 4),  # an input edited: its wavelength no longer fits
+    ("| 12.566 |", "| 12.656 |", 5),  # a result under the formula header
+    ("| 0.25 | 0.125 |", "| 0.25 | 0.0125 |", 10),  # a sideways table's result
+])
+def test_a_header_formula_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new,
+                                                      line):
+    infer(tmp_path, monkeypatch, HEADERS)
+    assert HEADERS.count(old) == 1
+    (tmp_path / "notes" / "n.txt").write_text(HEADERS.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
+               for ln in out.splitlines()), out
+
+
+def test_a_prose_header_or_a_name_of_no_column_gives_no_header_formula(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, "1.1\n| $x$ | $x + y$ |\n|---|---|\n| 1 | 3 |\n"
+                 "| 2 | 5 |\n")
+    assert "header's formula" not in text

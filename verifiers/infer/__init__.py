@@ -6,9 +6,8 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.programs` -- the
-  pattern families,
-  each proposing
+  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
+  :mod:`.programs` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -34,6 +33,7 @@ from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
+from verifiers.infer.headers import header_formula_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
@@ -107,7 +107,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # units and shares (sieved against the printed digits) before restate: merged, the first
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
-                   table_candidates,
+                   header_formula_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
                    vector_candidates, rate_candidates, worded_sum_candidates,
                    scalar_repeat_candidates):

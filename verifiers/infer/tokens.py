@@ -52,6 +52,12 @@ _FRAC_RE = re.compile(r"\\[dt]?frac(?![A-Za-z])")
 # a note defines with ``x = (2, 1)`` and computes with later (``k1`` too). Words are prose.
 _NAME_RE = re.compile(
     r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
+# A Greek letter is a name too (``α = 0.8``, ``$\theta_i$``, ``\omega_{i}``), read after
+# ``\sigma(`` (the sigmoid) and the functions; ``\pi`` / ``π`` is the constant.
+_GREEK_RE = re.compile(
+    r"(?:\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|kappa|lambda|mu|nu|"
+    r"xi|rho|sigma|tau|phi|varphi|chi|psi|omega|Delta|Theta|Lambda|Sigma|Phi|Omega)"
+    r"|[α-ωΑ-Ω])(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
 _URL_RE = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
 
 
@@ -157,6 +163,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     m = _FUNC_RE.match(text, i, end)
     if m and not (before.isalpha() and before.isascii()):
         return Token(FUNC, m.group(1), i, m.end())
+    m = _GREEK_RE.match(text, i, end)
+    if m and not before.isalpha():
+        return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
     for raw, norm in _OPS:
         if text.startswith(raw, i):
             return Token(OP, norm, i, i + len(raw))
