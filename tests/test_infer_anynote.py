@@ -154,3 +154,7 @@ def test_a_prose_header_or_a_name_of_no_column_gives_no_header_formula(tmp_path,
     text = infer(tmp_path, monkeypatch, "1.1\n| $x$ | $x + y$ |\n|---|---|\n| 1 | 3 |\n"
                  "| 2 | 5 |\n")
     assert "header's formula" not in text
+
+
+def test_a_number_beyond_a_float_after_a_total_word_is_no_crash(tmp_path, monkeypatch):
+    infer(tmp_path, monkeypatch, "1.1\na = 1 + 1 = 2，b = 3，total $10^{400}$\n")

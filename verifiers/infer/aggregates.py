@@ -100,8 +100,10 @@ def listed_total_candidates(text: str, tokens: list[Token], uncovered: set[int]
             continue
         line_start = text.rfind("\n", 0, tok.start) + 1
         m = _LISTED_RE.search(text, line_start, tok.start)
+        if m is None or not re.search(r"[，,;；]\s*$", text[line_start:m.start()]):
+            continue
         total = printed_value(tok)
-        if m is None or total is None or not re.search(r"[，,;；]\s*$", text[line_start:m.start()]):
+        if total is None:
             continue
         results = [t for j, t in enumerate(tokens[:k]) if t.start >= line_start and t.kind == NUM
                    and _prev(tokens, j) == REL and _next(tokens, j) != "op"]

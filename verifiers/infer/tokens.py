@@ -196,4 +196,7 @@ def printed_value(tok: Token) -> tuple[float, float] | None:
     if len(p.numbers) != 1:
         return None
     n = p.numbers[0]
-    return float(n.value), float(n.half_unit)
+    try:
+        return float(n.value), float(n.half_unit)
+    except OverflowError:  # beyond a float (``10^{400}``): no sieve can compare it
+        return None
