@@ -86,6 +86,7 @@ def test_a_total_that_is_no_sum_of_the_listed_results_writes_nothing(tmp_path, m
 WORDS = """1.1 计数
 e s：newest 6 次 + widest 3 次 = 9
 一段英文 1000 个词切出 1300 个 token，即每词 1.3 个 token。
+存成 uint16：9 × 10⁹ × 2 = 1.8 × 10¹⁰ 字节 = 18 GB（十进制），约 16.76 GiB。
 """
 
 
@@ -99,6 +100,8 @@ def test_worded_sums_and_chinese_rates_are_read(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("old, new, line", [
     ("widest 3 次 = 9", "widest 3 次 = 8", 2),  # a sum of worded terms
     ("每词 1.3 个", "每词 1.5 个", 3),  # a rate of the two counts before it
+    ("= 18 GB", "= 1.8 GB", 4),  # a unit after a superscript power of ten
+    ("约 16.76 GiB", "约 16.67 GiB", 4),  # a unit after a parenthesis
 ])
 def test_a_worded_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
     infer(tmp_path, monkeypatch, WORDS)
