@@ -161,3 +161,40 @@ def test_a_prose_header_or_a_name_of_no_column_gives_no_header_formula(tmp_path,
 
 def test_a_number_beyond_a_float_after_a_total_word_is_no_crash(tmp_path, monkeypatch):
     infer(tmp_path, monkeypatch, "1.1\na = 1 + 1 = 2，b = 3，total $10^{400}$\n")
+
+
+ARRAYS = """1.1 矩阵乘法
+AB = [[1×5 + 2×7, 1×6 + 2×8], [3×5 + 4×7, 3×6 + 4×8]] = [[19, 22], [43, 50]]
+$$\\begin{bmatrix} 2 \\cdot 3 - 1 \\\\ 3 \\cdot 0.5 \\end{bmatrix} = """ \
+    """\\begin{bmatrix} 5 \\\\ 1.5 \\end{bmatrix}$$
+"""
+
+
+def test_arrays_of_expressions_are_checked_entry_by_entry(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, ARRAYS)
+    assert '"[[v1 * v2 + v3 * v4, v5 * v6 + v7 * v8], [' in text, text
+    assert "], [" in text.split("bmatrix")[-1] or "]]" in text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("[[19, 22], [43, 50]]", "[[19, 22], [43, 51]]", 2),  # one entry of a product
+    ("\\begin{bmatrix} 5 \\\\ 1.5", "\\begin{bmatrix} 5 \\\\ 1.6", 3),  # a LaTeX column
+    ("3×6 + 4×8", "3×6 + 4×9", 2),  # an operand edited: the printed result no longer fits
+])
+def test_an_array_entry_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new,
+                                                    line):
+    infer(tmp_path, monkeypatch, ARRAYS)
+    assert ARRAYS.count(old) == 1
+    (tmp_path / "notes" / "n.txt").write_text(ARRAYS.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
+               for ln in out.splitlines()), out
+
+
+def test_an_array_of_another_shape_is_not_read(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch,
+                 "1.1\nX = [[1×5 + 2×7, 1×6 + 2×8]] = [[19, 22], [43, 50]]\n")
+    assert "[[v1 * v2" not in text

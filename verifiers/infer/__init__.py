@@ -7,7 +7,7 @@ Pipeline, one module per step:
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
   :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
-  :mod:`.programs` -- the pattern families, each proposing
+  :mod:`.arrays`, :mod:`.programs` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -28,6 +28,7 @@ from verifiers.infer.aggregates import (
     listed_total_candidates,
     percent_candidates,
 )
+from verifiers.infer.arrays import array_candidates
 from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
@@ -100,6 +101,9 @@ def infer(result: RunResult, note_name: str) -> Inference:
         found = note.section_at(offset)
         return -1 if found is None else keys[found.start]
 
+    # an array of expressions first: a chain reads the same `= [[…]]` as a bare (unreadable) value
+    candidates += array_candidates(note, tokens, uncovered_outside, literals,
+                                   url_spans(note.text))
     candidates += chain_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += formula_row_candidates(note.text, tokens, uncovered_outside, section_of)
