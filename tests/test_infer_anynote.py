@@ -198,3 +198,37 @@ def test_an_array_of_another_shape_is_not_read(tmp_path, monkeypatch):
     text = infer(tmp_path, monkeypatch,
                  "1.1\nX = [[1×5 + 2×7, 1×6 + 2×8]] = [[19, 22], [43, 50]]\n")
     assert "[[v1 * v2" not in text
+
+
+WINDOWS = """1.1 卷积
+输入 X = [[3, 1, 2, 0], [1, 4, 1, 2], [0, 2, 5, 1], [2, 1, 0, 3]]
+Y[0, 1]：窗口 [[1, 2, 0], [4, 1, 2], [2, 5, 1]]
+Y[1, 1]：窗口 [[4, 1, 2], [2, 5, 1], [1, 0, 3]]
+"""
+
+
+def test_a_window_is_checked_against_the_block_it_copies(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, WINDOWS)
+    assert "a block of a matrix printed before" in text and "[0][1]" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("[[1, 2, 0], [4, 1, 2]", "[[1, 2, 0], [4, 7, 2]", 3),  # an entry of a window
+    ("[1, 0, 3]]\n", "[1, 0, 8]]\n", 4),  # the last window's corner
+])
+def test_a_window_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
+    infer(tmp_path, monkeypatch, WINDOWS)
+    assert WINDOWS.count(old) == 1
+    (tmp_path / "notes" / "n.txt").write_text(WINDOWS.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
+               for ln in out.splitlines()), out
+
+
+def test_a_block_found_twice_or_of_one_number_is_no_window(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, "1.1\nX = [[1, 1, 1], [1, 1, 1]]\nW = [[1, 1], [1, 1]]\n"
+                 "Z = [[0, 1, 0, 1], [1, 0, 1, 0]]\nV = [[0, 1], [1, 0]]\n")
+    assert "a block of a matrix" not in text

@@ -7,7 +7,7 @@ Pipeline, one module per step:
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
   :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
-  :mod:`.arrays`, :mod:`.programs` -- the pattern families, each proposing
+  :mod:`.arrays`, :mod:`.windows`, :mod:`.programs` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -49,6 +49,7 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.units import unit_candidates
 from verifiers.infer.vectors import vector_candidates
+from verifiers.infer.windows import window_candidates
 from verifiers.infer.worded import worded_sum_candidates
 from verifiers.verdicts import RunResult
 
@@ -114,7 +115,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
                    header_formula_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
                    vector_candidates, rate_candidates, worded_sum_candidates,
-                   scalar_repeat_candidates):
+                   window_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
