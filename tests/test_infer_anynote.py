@@ -232,3 +232,16 @@ def test_a_block_found_twice_or_of_one_number_is_no_window(tmp_path, monkeypatch
     text = infer(tmp_path, monkeypatch, "1.1\nX = [[1, 1, 1], [1, 1, 1]]\nW = [[1, 1], [1, 1]]\n"
                  "Z = [[0, 1, 0, 1], [1, 0, 1, 0]]\nV = [[0, 1], [1, 0]]\n")
     assert "a block of a matrix" not in text
+
+
+def test_names_with_unicode_subscripts_are_read_through_their_definitions(tmp_path, monkeypatch,
+                                                                          capsys):
+    note = "1.1\nx₁ = 0.5，x₂ = 1.5。\n所以 x₁ + x₂ = 2.0。\n"
+    text = infer(tmp_path, monkeypatch, note)
+    assert "uses:" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+    (tmp_path / "notes" / "n.txt").write_text(note.replace("x₂ = 1.5", "x₂ = 1.7"),
+                                              encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    assert "notes/n.txt:3:" in capsys.readouterr().out

@@ -48,16 +48,16 @@ _FUNC_RE = re.compile(
 # ``\sigma`` or ``\sigma^2`` is a standard deviation: not a function).
 _SIGMA_RE = re.compile(r"\\sigma(?=\s*(?:\\left)?\()|σ(?=\()")
 _FRAC_RE = re.compile(r"\\[dt]?frac(?![A-Za-z])")
-# A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``): what
+# A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``, ``x₁``): what
 # a note defines with ``x = (2, 1)`` and computes with later (``k1`` too). Words are prose.
 _NAME_RE = re.compile(
-    r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
+    r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+|[₀-₉ᵢⱼₖₜ]+)?(?![A-Za-z0-9_{])")
 # A Greek letter is a name too (``α = 0.8``, ``$\theta_i$``, ``\omega_{i}``), read after
 # ``\sigma(`` (the sigmoid) and the functions; ``\pi`` / ``π`` is the constant.
 _GREEK_RE = re.compile(
     r"(?:\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|kappa|lambda|mu|nu|"
     r"xi|rho|sigma|tau|phi|varphi|chi|psi|omega|Delta|Theta|Lambda|Sigma|Phi|Omega)"
-    r"|[α-ωΑ-Ω])(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
+    r"|[α-ωΑ-Ω])(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+|[₀-₉ᵢⱼₖₜ]+)?(?![A-Za-z0-9_{])")
 _URL_RE = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
 
 
