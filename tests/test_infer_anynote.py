@@ -245,3 +245,42 @@ def test_names_with_unicode_subscripts_are_read_through_their_definitions(tmp_pa
                                               encoding="utf-8")
     assert main(["check", "--no-cache", "-j", "1"]) == 1
     assert "notes/n.txt:3:" in capsys.readouterr().out
+
+
+LISTED = """1.1 输入
+三步的梯度依次为 $0.4$、$-0.2$、$0.3$。
+raw scores $[2.0, 1.0, 0.5]$ for three keys.
+1.2 表
+| 步 | g | score |
+|---|---|---|
+| 1 | 0.4 | 2.0 |
+| 2 | -0.2 | 1.0 |
+| 3 | 0.3 | 0.5 |
+"""
+
+
+def test_a_column_tabulating_a_list_is_checked_against_it(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, LISTED)
+    assert "[2]" in text and "kind: given" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("| 2 | -0.2 | 1.0 |", "| 2 | 0.2 | 1.0 |", 8),  # a sign lost when tabulating the list
+    ("| 3 | 0.3 | 0.5 |", "| 3 | 0.3 | 1.5 |", 9),  # a vector's element tabulated wrong
+    ("$-0.2$、$0.3$", "$-0.2$、$0.5$", 2),  # the list edited, the table not
+])
+def test_a_listed_column_edit_is_flagged(tmp_path, monkeypatch, capsys, old, new, line):
+    infer(tmp_path, monkeypatch, LISTED)
+    assert LISTED.count(old) == 1
+    (tmp_path / "notes" / "n.txt").write_text(LISTED.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert ": discrepancy: " in out and (f"notes/n.txt:{line}:" in out or line == 2), out
+
+
+def test_a_column_in_another_order_is_no_listed_column(tmp_path, monkeypatch):
+    text = infer(tmp_path, monkeypatch, "1.1\n依次为 0.4、0.2、0.3。\n| 步 | g |\n|---|---|\n"
+                 "| 1 | 0.2 |\n| 2 | 0.4 |\n| 3 | 0.3 |\n")
+    assert "tabulated again" not in text

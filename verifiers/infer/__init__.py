@@ -7,8 +7,8 @@ Pipeline, one module per step:
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
   :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
-  :mod:`.arrays`, :mod:`.windows`, :mod:`.programs` -- the pattern families, each proposing
-  :class:`~.candidate.Candidate` claims over *uncovered* values only;
+  :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs` -- the pattern
+  families, each proposing :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
 * :mod:`.evaluate` -- the real loader and engine decide: verified is kept, an
@@ -35,6 +35,7 @@ from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.headers import header_formula_candidates
+from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
@@ -115,7 +116,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
                    header_formula_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
                    vector_candidates, rate_candidates, worded_sum_candidates,
-                   window_candidates, scalar_repeat_candidates):
+                   window_candidates, listed_column_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
