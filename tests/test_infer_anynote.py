@@ -284,3 +284,27 @@ def test_a_column_in_another_order_is_no_listed_column(tmp_path, monkeypatch):
     text = infer(tmp_path, monkeypatch, "1.1\n依次为 0.4、0.2、0.3。\n| 步 | g |\n|---|---|\n"
                  "| 1 | 0.2 |\n| 2 | 0.4 |\n| 3 | 0.3 |\n")
     assert "tabulated again" not in text
+
+
+CELLS = """1.1 幂
+| $i$ | power | value |
+|---|---|---|
+| 1 | $10000^{-0.25}$ | 0.1 |
+| 2 | $10000^{-0.5}$ | 0.01 |
+| 3 | $2^{10}$ | 1024 |
+"""
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("| 0.01 |", "| 0.001 |", 5),  # the value next to its expression
+    ("$2^{10}$", "$2^{11}$", 6),  # the expression edited, the value not
+])
+def test_an_expression_cell_and_its_value_are_checked(tmp_path, monkeypatch, capsys, old, new,
+                                                      line):
+    text = infer(tmp_path, monkeypatch, CELLS)
+    assert "a cell's expression" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+    (tmp_path / "notes" / "n.txt").write_text(CELLS.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    assert f"notes/n.txt:{line}:" in capsys.readouterr().out

@@ -34,7 +34,7 @@ from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
-from verifiers.infer.headers import header_formula_candidates
+from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
@@ -113,7 +113,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # units and shares (sieved against the printed digits) before restate: merged, the first
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
-                   header_formula_candidates, table_candidates,
+                   header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
                    vector_candidates, rate_candidates, worded_sum_candidates,
                    window_candidates, listed_column_candidates, scalar_repeat_candidates):

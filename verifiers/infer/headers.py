@@ -6,6 +6,9 @@ of other columns is a formula, and each row's number under it is checked against
 formula over that row's numbers. A table may be written sideways (``| head $h$ | 1 | 2 |``
 over ``| slope $2^{-h}$ | 0.5 | 0.25 |``): its first column is read as the header.
 
+A cell that computes from printed numbers (``$2^{10}$``) is checked against the lone number
+right of it (:func:`expression_cell_candidates`).
+
 The header is stated by the note, but which printed precision the author meant is not, so
 the checks are ambiguous: kept only when the engine verifies them, never pinned.
 """
@@ -19,7 +22,7 @@ from verifiers.infer.parse import parse_segment
 from verifiers.infer.tables import _cell, _rows
 from verifiers.infer.tokens import NAME, NUM, OTHER, VAL, Token
 
-__all__ = ["header_formula_candidates"]
+__all__ = ["expression_cell_candidates", "header_formula_candidates"]
 
 Span = tuple[int, int]
 _MATH_RE = re.compile(r"\$([^$\n]+)\$")
@@ -98,4 +101,33 @@ def header_formula_candidates(text: str, tokens: list[Token], uncovered: set[int
         records = [[r[j] for r in grid] for j in range(1, width)]
         side = _checks(text, tokens, side_heads, records, uncovered)
         out += [c for c in (down, side) if c is not None]
+    return out
+
+
+def expression_cell_candidates(text: str, tokens: list[Token], uncovered: set[int]
+                               ) -> list[Candidate]:
+    """``| 1 | $10000^{-0.25}$ | 0.1 |``, ``| $2^{10}$ | 1024 |``: a cell that computes from
+    printed numbers, and the lone number in the cell right of it, is its value (every row of
+    the column alike: a table is one reading). Kept only when verified."""
+    from verifiers.infer.tables import cell_tokens
+
+    out = []
+    for rows in _rows(text):
+        cand = Candidate("table", "inferred: a cell's expression and the value next to it")
+        for row in rows:
+            cells = cell_tokens(tokens, row)
+            for j in range(len(cells) - 1):
+                res = _cell(tokens, row[j + 1])
+                if res is None or res[0].start not in uncovered or not cells[j] \
+                        or any(t.kind == OTHER for t in cells[j]):  # words: a label
+                    continue
+                names = {t.start: f"c{t.start}" for t in cells[j] if t.kind == NUM}
+                e = parse_segment(cells[j], names)
+                if e is None or e.ops == 0 or e.uses or e.shape != "scalar":
+                    continue
+                cand.holes.update({names[t.start]: t for t in cells[j] if t.kind == NUM})
+                cand.holes[f"t{res[0].start}"] = res[0]
+                cand.checks.append(Check(f"t{res[0].start}", e.text, False))
+        if cand.checks:
+            out.append(cand)
     return out
