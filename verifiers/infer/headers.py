@@ -19,8 +19,9 @@ import re
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import parse_segment
-from verifiers.infer.tables import _cell, _rows
+from verifiers.infer.tables import _cell, _close, _rows
 from verifiers.infer.tokens import NAME, NUM, OTHER, VAL, Token
+from verifiers.infer.units import _evaluate_float
 
 __all__ = ["expression_cell_candidates", "header_formula_candidates"]
 
@@ -123,8 +124,12 @@ def expression_cell_candidates(text: str, tokens: list[Token], uncovered: set[in
                     continue
                 names = {t.start: f"c{t.start}" for t in cells[j] if t.kind == NUM}
                 e = parse_segment(cells[j], names)
-                if e is None or e.ops == 0 or e.uses or e.shape != "scalar":
+                if e is None or e.ops == 0 or e.uses or e.shape != "scalar" \
+                        or e.text.startswith("(-") and e.ops == 1:  # `-0.2`: a signed value
                     continue
+                got = _evaluate_float(cells[j], e.text, names)
+                if got is None or not _close(got, res):
+                    continue  # a sieve: the engine decides exactly
                 cand.holes.update({names[t.start]: t for t in cells[j] if t.kind == NUM})
                 cand.holes[f"t{res[0].start}"] = res[0]
                 cand.checks.append(Check(f"t{res[0].start}", e.text, False))
