@@ -308,3 +308,26 @@ def test_an_expression_cell_and_its_value_are_checked(tmp_path, monkeypatch, cap
     (tmp_path / "notes" / "n.txt").write_text(CELLS.replace(old, new), encoding="utf-8")
     assert main(["check", "--no-cache", "-j", "1"]) == 1
     assert f"notes/n.txt:{line}:" in capsys.readouterr().out
+
+
+GFLOPS = """# T
+
+| piece | FLOPs |
+|---|---|
+| a | 8589934592 |
+| **total** | 68719476736 |
+
+About 68.7 GFLOPs per layer per sequence.
+"""
+
+
+def test_a_sentence_after_a_total_restating_it_in_gflops_is_checked(tmp_path, monkeypatch,
+                                                                    capsys):
+    text = infer(tmp_path, monkeypatch, GFLOPS)
+    assert "another unit" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+    (tmp_path / "notes" / "n.txt").write_text(GFLOPS.replace("68.7 G", "86.7 G"),
+                                              encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    assert "notes/n.txt:8:" in capsys.readouterr().out

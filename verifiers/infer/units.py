@@ -25,13 +25,17 @@ __all__ = ["unit_candidates"]
 
 _UNIT_RE = re.compile(
     r"(?:[ \t]|\$|\\[,;:! ]|\\text\{|\\mathrm\{|\\,)*"
-    r"(KiB|MiB|GiB|TiB|KB|kB|MB|GB|TB|bytes|byte|字节|thousand|million|billion|"
-    r"[KkMBGT])(?![A-Za-z])\}?")
+    r"((?:KiB|MiB|GiB|TiB|KB|kB|MB|GB|TB|bytes|byte|字节|thousand|million|billion)"
+    r"(?![A-Za-z])|[KMGT](?=FLOP)|[KkMBGT](?![A-Za-z]))(?:FLOPs?|FLOPS)?\}?")
 _CONNECT_RE = re.compile(
     r"^[\s$,，;；(（]*(?:[A-Za-z\u4e00-\u9fff-]{1,12}[\s$,，;；(（)）]*)?"
     r"(?:about|approximately|roughly|around|exactly|i\.e\.|≈|~|\\approx|=|约为|约合|大约|约|即|"
     r"也就是|合)[\s$]*$")
 MAX_GAP = 40  # characters between the first value's end and the second value
+# `| **total** | | 68719476736 |` then, after a blank line, `About 68.7 GFLOPs per layer`: a
+# sentence that opens with "about" restates the number that ends the line(s) just above
+_NEXT_SENTENCE_RE = re.compile(r"[\s|*$]*\n[\s|*$]*(?:About|Roughly|Approximately|约|大约|约为)"
+                               r"[\s$]*\Z")
 
 #: unit -> (dimension, factors to try, in order)
 _BYTES = {"bytes": 1, "byte": 1, "字节": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30,
@@ -89,14 +93,17 @@ def unit_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list
             continue
         line_end = text.find("\n", prev_end)
         line_end = len(text) if line_end < 0 else line_end
-        if r.start > line_end:
+        if r.start > line_end and not _NEXT_SENTENCE_RE.match(text, prev_end, r.start):
             continue
+        line_end = text.find("\n", r.start)
+        line_end = len(text) if line_end < 0 else line_end
         u1 = _unit(text, prev_end, r.start)
         u2 = _unit(text, r.end, line_end)
         if u2 is None and u1 is None:
             continue  # no unit on either side: a plain restatement (restate.py)
         after = u1[1] if u1 else prev_end
-        if not _CONNECT_RE.match(text[after:r.start]):
+        if not (_CONNECT_RE.match(text[after:r.start])
+                or _NEXT_SENTENCE_RE.match(text, after, r.start)):
             continue
         seg, _ = _left_expression(tokens, k)
         names = {t.start: f"v{k}" for k, t in enumerate(
