@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.planted.survey import REAL, CorpusError, Edit, load_corpus, survey
+from benchmarks.planted.survey import KINDS, REAL, CorpusError, Edit, load_corpus, survey
 
 ROOT = Path(__file__).resolve().parent.parent
 NEW = [e for e in load_corpus() if e.inferred]
@@ -17,14 +17,15 @@ NUMERIC = {"arithmetic", "copied-entries", "rounding", "restatement", "unit-scal
 
 def test_new_notes_corpus_size_and_kinds():
     counts = Counter(e.kind for e in NEW)
-    assert len(NEW) >= 20 and set(counts) <= NUMERIC and len(counts) == len(NUMERIC), counts
+    # every numeric kind; a later round (heldout-notes-round2) adds formula and prose-law edits
+    assert len(NEW) >= 20 and NUMERIC <= set(counts) <= set(KINDS), counts
     assert len({e.id for e in load_corpus()}) == len(load_corpus()), "duplicate ids"
 
 
 @pytest.mark.parametrize("edit", NEW, ids=[e.id for e in NEW])
 def test_new_notes_edit_is_well_formed(edit: Edit):
     text = (ROOT / edit.notes_dir / edit.note).read_bytes().decode("utf-8")
-    assert edit.source.startswith("heldout-notes-") and not edit.held_out
+    assert edit.source.startswith("heldout-notes-")  # held_out or not: --held-out skips it
     assert text.count(edit.find) == 1 and edit.replace != edit.find
     edited, lines = edit.apply(text)
     assert edited != text and lines

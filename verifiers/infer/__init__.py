@@ -6,9 +6,9 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.programs` -- the pattern families,
-  each proposing
-  :class:`~.candidate.Candidate` claims over *uncovered* values only;
+  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
+  :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs` -- the pattern
+  families, each proposing :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
 * :mod:`.evaluate` -- the real loader and engine decide: verified is kept, an
@@ -23,12 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifiers.coverage.literals import coverage
-from verifiers.infer.aggregates import aggregate_candidates, percent_candidates
+from verifiers.infer.aggregates import (
+    aggregate_candidates,
+    listed_total_candidates,
+    percent_candidates,
+)
+from verifiers.infer.arrays import array_candidates
 from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
+from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
+from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
@@ -43,6 +50,8 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.units import unit_candidates
 from verifiers.infer.vectors import vector_candidates
+from verifiers.infer.windows import window_candidates
+from verifiers.infer.worded import worded_sum_candidates
 from verifiers.verdicts import RunResult
 
 __all__ = ["Inference", "infer"]
@@ -94,15 +103,20 @@ def infer(result: RunResult, note_name: str) -> Inference:
         found = note.section_at(offset)
         return -1 if found is None else keys[found.start]
 
+    # an array of expressions first: a chain reads the same `= [[…]]` as a bare (unreadable) value
+    candidates += array_candidates(note, tokens, uncovered_outside, literals,
+                                   url_spans(note.text))
     candidates += chain_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += formula_row_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += assembled_candidates(note.text, tokens, uncovered_outside, section_of)
     # units and shares (sieved against the printed digits) before restate: merged, the first
     # check of a value wins (`… bytes, about 674 MiB`)
-    for family in (aggregate_candidates, percent_candidates, table_candidates,
+    for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
+                   header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, rate_candidates, scalar_repeat_candidates):
+                   vector_candidates, rate_candidates, worded_sum_candidates,
+                   window_candidates, listed_column_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged

@@ -26,6 +26,7 @@ from verifiers.infer.parse import Expr, parse_segment
 from verifiers.infer.tables import table_definitions
 from verifiers.infer.tokens import (
     COMMA,
+    CONST,
     LB,
     LP,
     NAME,
@@ -286,6 +287,16 @@ def chain_candidates(text: str, tokens: list[Token], uncovered: set[int],
     return out
 
 
+def _scientific(seg: list[Token], name: dict[int, str]) -> tuple[Token, str, str] | None:
+    """``1.8 × 10¹⁰`` (a Unicode superscript; LaTeX ``\\times 10^{-4}`` is one literal): the
+    mantissa, the hole name of the 10 and the power, else None."""
+    if len(seg) == 5 and seg[0].kind == NUM and (seg[1].kind, seg[1].text) == (OP, "*") \
+            and (seg[2].kind, seg[2].text) == (NUM, "10") and seg[3].text == "^" \
+            and seg[4].kind == CONST:
+        return seg[0], name[seg[2].start], seg[4].text
+    return None
+
+
 _PRODUCT_RE = re.compile(r"^(\w+) [*@] (\w+)$")
 
 
@@ -345,6 +356,10 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
         # one step: on one line, or continued on the next by a line that starts with `=`
         one_line = _one_step(text, segs[k][0].start, rel.start, segs[k + 1][-1].end)
         lone = right.lone
+        scaled = _scientific(segs[k + 1], name) if lone is None else None
+        if scaled is not None:  # `= 1.8 × 10¹⁰`: the mantissa, the left side scaled
+            lone, ten, power = scaled
+            left = replace(left, text=f"({left.text}) / {ten} ^ {power}", ops=left.ops + 1)
         if lone is None and right.func and left.func == right.func and right.arg \
                 and right.arg.lone is not None:  # sin(0 / 10000^0) = sin(0): the arguments
             left, lone = left.arg, right.arg.lone
@@ -352,7 +367,7 @@ def _candidate(text: str, run: list[Token], uncovered: set[int],
             if lone.start not in uncovered or (left.lone is None and left.ops == 0):
                 continue
             plain = rel.text == "=" and left.ops > 0 and one_line and not left.implicit \
-                and not _word_after(text, _percent_end(text, lone.end))
+                and not _word_after(text, _percent_end(text, segs[k + 1][-1].end))
             cand.checks.append(Check(name[lone.start], _percent(text, lone, left.text), plain))
         elif left.lone is not None and right.ops > 0 and k == 0 and len(rels) == 1 \
                 and left.lone.start in uncovered:

@@ -94,7 +94,9 @@ def scalar_repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]
     printing is flagged (:mod:`verifiers.copies`). Only a number of at least
     :data:`MIN_SIGNIFICANT` significant digits and the same printed precision: a coincidence of
     that many digits is not a reading. Proposed after the families that compute a value, so
-    a value some computation checks is not also a copy; kept only when verified."""
+    a value some computation checks is not also a copy; kept only when verified. A number
+    first printed inside a vector (and as no result of its own) is checked against that
+    element."""
     from verifiers.numbers import parse_printed
 
     groups: dict[tuple[object, object], list[Token]] = {}
@@ -106,8 +108,14 @@ def scalar_repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]
         except ValueError:
             continue
         groups.setdefault((pn.value, pn.half_unit), []).append(tok)
+    elements = _vector_elements(tokens)
     out = []
-    for group in groups.values():
+    for key, group in groups.items():
+        elem = elements.get(key)
+        if elem is not None and elem[0].start < group[0].start and not any(
+                _RESULT_RE.search(text, max(0, t.start - 12), t.start) for t in group):
+            out += _element_copies(text, group, elem, uncovered)
+            continue
         if len(group) < 2:
             continue
         # the source: the first printing that is a result (``= 0.98734``), else the first
@@ -125,3 +133,33 @@ def scalar_repeat_candidates(text: str, tokens: list[Token], uncovered: set[int]
 
 
 _RESULT_RE = re.compile(r"(?:=|≈|\\approx)[\s$]*\Z")
+
+
+def _vector_elements(tokens: list[Token]) -> dict[tuple[object, object], tuple[Token, int]]:
+    """(value, half unit) -> the first printed vector holding it and its index: a result
+    printed as a list (``p = [0.8638, 0.1169, 0.0193]``) that a later line restates alone."""
+    from verifiers.holes import read_value
+
+    out: dict[tuple[object, object], tuple[Token, int]] = {}
+    for tok in tokens:
+        if tok.kind != VAL or tok.shape != "vector":
+            continue
+        try:
+            numbers = read_value(tok.text, tok.start).numbers
+        except Exception:  # noqa: BLE001 - not a printed array: nothing to compare
+            continue
+        for i, n in enumerate(numbers):
+            if _significant(n.text) >= MIN_SIGNIFICANT:
+                out.setdefault((n.value, n.half_unit), (tok, i))
+    return out
+
+
+def _element_copies(text: str, group: list[Token], elem: tuple[Token, int],
+                    uncovered: set[int]) -> list[Candidate]:
+    """Each later scalar printing of a vector's element, checked against that element."""
+    vec, i = elem
+    line = text.count("\n", 0, vec.start)
+    local = f"u{vec.start}"
+    return [Candidate("restate", "inferred: an element of a printed list, printed again",
+                      {"r": tok}, [Check("r", f"{local}[{i}]", False)], {local: vec})
+            for tok in group if tok.start in uncovered and text.count("\n", 0, tok.start) != line]

@@ -6,6 +6,9 @@ target column, the first of a small fixed list of formulas over one or two other
 columns that reproduces the printed value in at least two rows (and in all rows
 but at most one). Each such row gets a check ``target = formula(operands)``.
 
+A column-wide rule is tried when no row formula fits: a running total (``| p | 累计 |``)
+or the softmax of another column (``| score | weight |``), every row at its printed digits.
+
 A formula found this way is a *reading* of the table, never stated by the note,
 so its checks are ambiguous: the engine must verify them; nothing is ever pinned.
 A row the formula does not reproduce is left alone (not checked, not flagged).
@@ -222,6 +225,12 @@ def table_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
             found = _formula({j: c for j, c in cols.items() if j not in targets}, target,
                              results)
             if found is None:
+                running = _running(cols, target, results, targets)
+                if running is not None:  # `| p | 累计 |`, softmax weights: a column-wide rule
+                    targets.add(target)
+                    operands_used.add(running[0])
+                    _running_checks(cand, cols[running[0]], results, running[1], uncovered)
+                    continue
                 share = _share(cols, target, results, targets)
                 if share is not None:
                     targets.add(target)
@@ -262,6 +271,50 @@ def _share(cols: dict[int, list[Cell]], target: int, results: list[Cell],
                          for c, x in zip([(r,) for r in results], col, strict=True)):
             return a, list(range(len(results)))
     return None
+
+
+#: Column-wide rules over one column ``a`` (row ``k``): a running total, softmax weights.
+RUNNING: list[tuple[str, Callable[[list[float], int], float]]] = [
+    ("cumsum", lambda a, k: sum(a[:k + 1])),
+    ("softmax", lambda a, k: math.exp(a[k]) / sum(math.exp(x) for x in a)),
+]
+
+
+def _running(cols: dict[int, list[Cell]], target: int, results: list[Cell],
+             targets: set[int]) -> tuple[int, str] | None:
+    """``| p | cumulative |`` (each row the sum down to it) or ``| score | weight |`` (the
+    softmax of the column): the operand column and the rule. Every row must round to its
+    printed digits (a column-wide rule is an easy coincidence otherwise)."""
+    for a, col in sorted(cols.items()):
+        if a == target or a in targets:
+            continue
+        xs = [c[1] for c in col]
+        for rule, func in RUNNING:
+            try:
+                got = [func(xs, k) for k in range(len(xs))]
+            except OverflowError:
+                continue
+            # inputs kept at a finer precision: a running total inherits each half unit it
+            # adds, a softmax weight moves by at most the largest (its slope is below 1)
+            slack = [sum(c[2] for c in col[:k + 1]) if rule == "cumsum" else
+                     max(c[2] for c in col) for k in range(len(col))]
+            if all(abs(g - r[1]) <= r[2] + e + 1e-12
+                   for g, r, e in zip(got, results, slack, strict=True)) and got != xs:
+                return a, rule
+    return None
+
+
+def _running_checks(cand: Candidate, col: list[Cell], results: list[Cell], rule: str,
+                    uncovered: set[int]) -> None:
+    names = [f"t{c[0].start}" for c in col]
+    cand.holes.update({n: c[0] for n, c in zip(names, col, strict=True)})
+    for k, res in enumerate(results):
+        if res[0].start not in uncovered:
+            continue
+        cand.holes[f"t{res[0].start}"] = res[0]
+        expr = " + ".join(names[:k + 1]) if rule == "cumsum" else \
+            f"exp({names[k]}) / ({' + '.join(f'exp({n})' for n in names)})"
+        cand.checks.append(Check(f"t{res[0].start}", expr, False))
 
 
 def _share_checks(cand: Candidate, col: list[Cell], results: list[Cell], good: list[int],

@@ -48,10 +48,16 @@ _FUNC_RE = re.compile(
 # ``\sigma`` or ``\sigma^2`` is a standard deviation: not a function).
 _SIGMA_RE = re.compile(r"\\sigma(?=\s*(?:\\left)?\()|σ(?=\()")
 _FRAC_RE = re.compile(r"\\[dt]?frac(?![A-Za-z])")
-# A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``): what
+# A one-letter name with an optional subscript (``x``, ``W_{Q}``, ``x_{i}``, ``W_q``, ``x₁``): what
 # a note defines with ``x = (2, 1)`` and computes with later (``k1`` too). Words are prose.
 _NAME_RE = re.compile(
-    r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+)?(?![A-Za-z0-9_{])")
+    r"[A-Za-z][0-9]?(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+|[₀-₉ᵢⱼₖₜ]+)?(?![A-Za-z0-9_{])")
+# A Greek letter is a name too (``α = 0.8``, ``$\theta_i$``, ``\omega_{i}``), read after
+# ``\sigma(`` (the sigmoid) and the functions; ``\pi`` / ``π`` is the constant.
+_GREEK_RE = re.compile(
+    r"(?:\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|kappa|lambda|mu|nu|"
+    r"xi|rho|sigma|tau|phi|varphi|chi|psi|omega|Delta|Theta|Lambda|Sigma|Phi|Omega)"
+    r"|[α-ωΑ-Ω])(?:_\{[A-Za-z0-9 ,]{1,12}\}|_[A-Za-z0-9]+|[₀-₉ᵢⱼₖₜ]+)?(?![A-Za-z0-9_{])")
 _URL_RE = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
 
 
@@ -82,10 +88,32 @@ def tokenize(note: Note, start: int, end: int, literals: dict[int, Literal],
         if m:
             i = m.end()
             continue
+        sup = _SUP_RE.match(text, i, end)
+        if sup is not None and out and out[-1].kind in (NUM, VAL, RP, CONST, FUNC):
+            out += _superscript(sup, out[-1])
+            i = sup.end()
+            continue
         tok = _one(text, i, end, literals)
         out.append(tok)
         i = tok.end
     return out
+
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUP_RE = re.compile(r"⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+
+
+def _superscript(m: re.Match[str], before: Token) -> list[Token]:
+    """``10⁹``, ``0.8⁵``, ``2¹⁶``, ``e²``: a Unicode superscript is a power. Its digits are no
+    literal of the note (coverage does not count them), so the exponent is a constant of the
+    expression, never a hole; after ``e`` (read as ``exp``) it is the function's argument."""
+    digits = m.group().translate(_SUPERSCRIPTS)
+    const = Token(CONST, f"({digits})" if digits.startswith("-") else digits,
+                  m.start(), m.end())
+    if before.kind == FUNC:
+        return [const] if before.text == "exp" and before.end == m.start() else \
+            [Token(OTHER, m.group(), m.start(), m.end())]
+    return [Token(OP, "^", m.start(), m.start()), const]
 
 
 def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
@@ -119,6 +147,8 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         return Token(FUNC, "sqrt", i, i + 1)
     if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
         return Token(FUNC, "exp", i, text.index("^", i) + 1)
+    if ch == "e" and not (i and text[i - 1].isalpha()) and _SUP_RE.match(text, i + 1, end):
+        return Token(FUNC, "exp", i, i + 1)  # `e²`: the superscript that follows is its power
     m = _PI_RE.match(text, i, end)
     if m:
         return Token(CONST, "pi", i, m.end())  # the grammar's constant pi
@@ -133,6 +163,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     m = _FUNC_RE.match(text, i, end)
     if m and not (before.isalpha() and before.isascii()):
         return Token(FUNC, m.group(1), i, m.end())
+    m = _GREEK_RE.match(text, i, end)
+    if m and not before.isalpha():
+        return Token(NAME, re.sub(r"[{} ]", "", m.group()), i, m.end())
     for raw, norm in _OPS:
         if text.startswith(raw, i):
             return Token(OP, norm, i, i + len(raw))
@@ -163,4 +196,7 @@ def printed_value(tok: Token) -> tuple[float, float] | None:
     if len(p.numbers) != 1:
         return None
     n = p.numbers[0]
-    return float(n.value), float(n.half_unit)
+    try:
+        return float(n.value), float(n.half_unit)
+    except OverflowError:  # beyond a float (``10^{400}``): no sieve can compare it
+        return None

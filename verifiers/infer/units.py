@@ -19,19 +19,23 @@ import re
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import parse_segment
-from verifiers.infer.tokens import FRAC, FUNC, LP, NUM, OP, RP, Token, printed_value
+from verifiers.infer.tokens import CONST, FRAC, FUNC, LP, NUM, OP, RP, Token, printed_value
 
 __all__ = ["unit_candidates"]
 
 _UNIT_RE = re.compile(
     r"(?:[ \t]|\$|\\[,;:! ]|\\text\{|\\mathrm\{|\\,)*"
-    r"(KiB|MiB|GiB|TiB|KB|kB|MB|GB|TB|bytes|byte|字节|thousand|million|billion|"
-    r"[KkMBGT])(?![A-Za-z])\}?")
+    r"((?:KiB|MiB|GiB|TiB|KB|kB|MB|GB|TB|bytes|byte|字节|thousand|million|billion)"
+    r"(?![A-Za-z])|[KMGT](?=FLOP)|[KkMBGT](?![A-Za-z]))(?:FLOPs?|FLOPS)?\}?")
 _CONNECT_RE = re.compile(
-    r"^[\s$,，;；(（]*(?:[A-Za-z\u4e00-\u9fff-]{1,12}[\s$,，(（]*)?"
+    r"^[\s$,，;；(（]*(?:[A-Za-z\u4e00-\u9fff-]{1,12}[\s$,，;；(（)）]*)?"
     r"(?:about|approximately|roughly|around|exactly|i\.e\.|≈|~|\\approx|=|约为|约合|大约|约|即|"
     r"也就是|合)[\s$]*$")
 MAX_GAP = 40  # characters between the first value's end and the second value
+# `| **total** | | 68719476736 |` then, after a blank line, `About 68.7 GFLOPs per layer`: a
+# sentence that opens with "about" restates the number that ends the line(s) just above
+_NEXT_SENTENCE_RE = re.compile(r"[\s|*$]*\n[\s|*$]*(?:About|Roughly|Approximately|约|大约|约为)"
+                               r"[\s$]*\Z")
 
 #: unit -> (dimension, factors to try, in order)
 _BYTES = {"bytes": 1, "byte": 1, "字节": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30,
@@ -65,7 +69,7 @@ def _left_expression(tokens: list[Token], k: int) -> tuple[list[Token], int]:
     """The product or quotient printed right before token ``k`` (``16 \\times 353453056``):
     the tokens from the start of that expression to ``k``, and where it starts."""
     a = k
-    while a > 0 and tokens[a - 1].kind in (NUM, OP, LP, RP, FRAC, FUNC) \
+    while a > 0 and tokens[a - 1].kind in (NUM, OP, LP, RP, FRAC, FUNC, CONST) \
             and tokens[a - 1].text not in ("+", "-"):
         a -= 1
     seg = tokens[a:k + 1]
@@ -80,20 +84,28 @@ def unit_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list
     nums = [t for t in tokens if t.kind == NUM]
     out = []
     for prev, r in zip(nums, nums[1:], strict=False):
-        if r.start not in uncovered or r.start - prev.end > MAX_GAP:
+        k = index[prev.start]
+        while k + 2 < len(tokens) and tokens[k + 1].text == "^" \
+                and tokens[k + 1].start == tokens[k + 1].end and tokens[k + 2].kind == CONST:
+            k += 2  # `1.8 × 10¹⁰ 字节`: the superscript power belongs to the value
+        prev_end = tokens[k].end
+        if r.start not in uncovered or r.start - prev_end > MAX_GAP:
             continue
-        line_end = text.find("\n", prev.end)
+        line_end = text.find("\n", prev_end)
         line_end = len(text) if line_end < 0 else line_end
-        if r.start > line_end:
+        if r.start > line_end and not _NEXT_SENTENCE_RE.match(text, prev_end, r.start):
             continue
-        u1 = _unit(text, prev.end, r.start)
+        line_end = text.find("\n", r.start)
+        line_end = len(text) if line_end < 0 else line_end
+        u1 = _unit(text, prev_end, r.start)
         u2 = _unit(text, r.end, line_end)
         if u2 is None and u1 is None:
             continue  # no unit on either side: a plain restatement (restate.py)
-        after = u1[1] if u1 else prev.end
-        if not _CONNECT_RE.match(text[after:r.start]):
+        after = u1[1] if u1 else prev_end
+        if not (_CONNECT_RE.match(text[after:r.start])
+                or _NEXT_SENTENCE_RE.match(text, after, r.start)):
             continue
-        seg, _ = _left_expression(tokens, index[prev.start])
+        seg, _ = _left_expression(tokens, k)
         names = {t.start: f"v{k}" for k, t in enumerate(
             [t for t in seg if t.kind == NUM], start=1)}
         expr = parse_segment(seg, names)
