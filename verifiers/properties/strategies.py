@@ -122,19 +122,30 @@ def models(
     ``deep_first`` makes the deepest allowed model the simplest one (drawn first, shrunk
     to): for laws about what survives *several* layers.
     """
-    pos = draw(st.sampled_from(["none", "sinusoidal", "rope"])) if positions == "any" \
-        else positions
-    d_k = draw(st.sampled_from([2, 4]))
+    pos = draw(_POSITIONS) if positions == "any" else positions
+    d_k = draw(_D_K)
     heads = draw(st.integers(1, 2))
-    d_model = draw(st.sampled_from([4, 8]))
+    d_model = draw(_D_MODEL)
     return ModelSpec(
         vocab=draw(st.integers(min_vocab, max_vocab)), d_model=d_model, heads=heads, d_k=d_k,
-        layers=draw(st.sampled_from(range(max_layers, 0, -1)) if deep_first
+        layers=draw(_deepest_first(max_layers) if deep_first
                     else st.integers(1, max_layers)), positions=pos,
         causal=draw(st.booleans()) if causal is None else causal,
-        arrangement=draw(st.sampled_from(["pre", "post"])), tie=tie,
+        arrangement=draw(_ARRANGEMENTS), tie=tie,
         seed=draw(st.integers(0, 2**16)),
     )
+
+
+# The choices ``models`` draws from, built once (a sampled_from is not cached by Hypothesis).
+_POSITIONS = st.sampled_from(["none", "sinusoidal", "rope"])
+_D_K = st.sampled_from([2, 4])
+_D_MODEL = st.sampled_from([4, 8])
+_ARRANGEMENTS = st.sampled_from(["pre", "post"])
+
+
+@_shared
+def _deepest_first(max_layers: int) -> st.SearchStrategy[int]:
+    return st.sampled_from(range(max_layers, 0, -1))
 
 
 @_shared
