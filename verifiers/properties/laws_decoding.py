@@ -114,9 +114,11 @@ def _top_k(p: Mapping[str, Any]) -> Law:
     """Slot ``pick``: which end top-k keeps, as the sentence says (概率最高 / 最低的 K 个)."""
     kept_set = check_bottom_set if p.get("pick", "max") == "min" else check_top_set
 
+    probs_of_logits = probabilities(p["max_len"])  # built once, not at every draw
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        z, probs = d(probabilities(p["max_len"]))
+        z, probs = d(probs_of_logits)
         return z, probs, d(st.integers(1, len(z) + 1))
 
     def check(example: Any, f: Callable[..., Any]) -> None:

@@ -465,11 +465,13 @@ def _small_step(p: Mapping[str, Any]) -> Law:
 
 @law("large-step-can-raise-loss")
 def _large_step(p: Mapping[str, Any]) -> Law:
+    lo, hi = math.ceil(p["lr_min"]), math.floor(p["lr_max"])
+    lr = st.integers(lo, hi).map(float) if lo <= hi else floats(p["lr_min"], p["lr_max"])
+    inputs = with_targets(p)  # built once, not at every draw (the same search)
+
     @st.composite
     def draw(d: st.DrawFn) -> Any:
-        lo, hi = math.ceil(p["lr_min"]), math.floor(p["lr_max"])
-        lr = st.integers(lo, hi).map(float) if lo <= hi else floats(p["lr_min"], p["lr_max"])
-        return d(with_targets(p)), d(lr)  # whole step sizes shrink fast
+        return d(inputs), d(lr)  # whole step sizes shrink fast
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         (spec, toks, targets), lr = example

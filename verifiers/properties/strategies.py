@@ -4,11 +4,17 @@ Models are drawn as a :class:`ModelSpec` (configuration + seed), cheap to genera
 shrink, and built by the law that needs them: a counterexample then names the model the way
 a reader can rebuild it (``TinyGPT(V=4, d=4, heads=1, ..., seed=0)``). Everything is float64
 and small (d <= 8, <= 3 layers, <= 8 tokens) so a whole property set runs in seconds.
+
+The strategy helpers are memoised (``_shared``): a composite that draws ``matrices(n, d)``
+for every example would otherwise build, validate and analyse a new strategy object each
+time, which cost more than the draw. A strategy's draws depend on its definition, not on
+the object, so the examples searched are the same.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -21,16 +27,22 @@ from tinygpt import GPTConfig, TinyGPT
 F64 = torch.float64
 
 
+_shared = lru_cache(maxsize=None, typed=True)
+
+
+@_shared
 def floats(lo: float, hi: float) -> st.SearchStrategy[float]:
     return st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
 
+@_shared
 def vectors(max_len: int, bound: float, min_len: int = 1) -> st.SearchStrategy[np.ndarray]:
     """A score / logit vector: float64 entries in [-bound, bound], length min_len..max_len."""
     return hnp.arrays(np.float64, st.integers(min_len, max(min_len, max_len)),
                       elements=floats(-bound, bound))
 
 
+@_shared
 def matrices(rows: int, cols: int, bound: float = 3.0, integer: bool = False
              ) -> st.SearchStrategy[np.ndarray]:
     """Float64 entries in [-bound, bound]; ``integer`` entries shrink fast (for laws that
@@ -40,6 +52,7 @@ def matrices(rows: int, cols: int, bound: float = 3.0, integer: bool = False
     return hnp.arrays(np.float64, (rows, cols), elements=elements)
 
 
+@_shared
 def integer_vectors(max_len: int, top: int = 5, min_len: int = 1) -> st.SearchStrategy[Any]:
     """Integer-valued scores: ties are common and gaps are at least 1."""
     return hnp.arrays(np.float64, st.integers(min_len, max(min_len, max_len)),
@@ -109,21 +122,33 @@ def models(
     ``deep_first`` makes the deepest allowed model the simplest one (drawn first, shrunk
     to): for laws about what survives *several* layers.
     """
-    pos = draw(st.sampled_from(["none", "sinusoidal", "rope"])) if positions == "any" \
-        else positions
-    d_k = draw(st.sampled_from([2, 4]))
+    pos = draw(_POSITIONS) if positions == "any" else positions
+    d_k = draw(_D_K)
     heads = draw(st.integers(1, 2))
-    d_model = draw(st.sampled_from([4, 8]))
+    d_model = draw(_D_MODEL)
     return ModelSpec(
         vocab=draw(st.integers(min_vocab, max_vocab)), d_model=d_model, heads=heads, d_k=d_k,
-        layers=draw(st.sampled_from(range(max_layers, 0, -1)) if deep_first
+        layers=draw(_deepest_first(max_layers) if deep_first
                     else st.integers(1, max_layers)), positions=pos,
         causal=draw(st.booleans()) if causal is None else causal,
-        arrangement=draw(st.sampled_from(["pre", "post"])), tie=tie,
+        arrangement=draw(_ARRANGEMENTS), tie=tie,
         seed=draw(st.integers(0, 2**16)),
     )
 
 
+# The choices ``models`` draws from, built once (a sampled_from is not cached by Hypothesis).
+_POSITIONS = st.sampled_from(["none", "sinusoidal", "rope"])
+_D_K = st.sampled_from([2, 4])
+_D_MODEL = st.sampled_from([4, 8])
+_ARRANGEMENTS = st.sampled_from(["pre", "post"])
+
+
+@_shared
+def _deepest_first(max_layers: int) -> st.SearchStrategy[int]:
+    return st.sampled_from(range(max_layers, 0, -1))
+
+
+@_shared
 def token_lists(vocab: int, min_len: int, max_len: int) -> st.SearchStrategy[list[int]]:
     return st.lists(st.integers(0, vocab - 1), min_size=min_len, max_size=max(min_len, max_len))
 
