@@ -260,7 +260,25 @@ def _shapes(seed: int) -> Instance:
     layer = trace["layers"][0]
     env = {"A": layer["weights"][0], "V": layer["v"][0], "Z": layer["z_heads"][0],
            "Z^(r)": layer["z_heads"][1], "x_苹果": trace["x"][1], "X": layer["attn_in"],
-           "Q": layer["q"][0], "K": layer["k"][0], "n": 3, "d": 4, "d_k": 2, "d_v": 2}
+           "Q": layer["q"][0], "K": layer["k"][0], "n": 3, "d": 4, "d_k": 2, "d_v": 2,
+           "E": model.E.detach(), "W_E": model.E.detach(), "h_n": trace["h"][-1],
+           "N": 5, "d_model": 4}
+    return Instance(env, {})
+
+
+def _lm_shapes(seed: int) -> Instance:
+    """Shape statements of a language model's pieces in lesson-1 names: a token's row
+    ``x \\in R^{1 \\times d}``, the table ``E \\in R^{V \\times d}``, the output matrix
+    ``W_U \\in R^{d \\times V}``, the logits ``z \\in R^{V}``, the stacked rows ``X \\in
+    R^{T \\times d}`` (tinygpt with V = 5 tokens, d = 4, a text of T = 3 tokens)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        trace = model.forward_trace([1, 3, 0])
+    env = {"x": trace["x"][1:2], "E": model.E.detach(), "W_U": model.U.detach(),
+           "z": trace["logits"][-1], "X": trace["x"], "V": 5, "d": 4, "T": 3}
     return Instance(env, {})
 
 
@@ -494,7 +512,11 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-input": Reference("tinygpt's input rows (embedding rows + sinusoidal positions)",
                                ("X_input", "X", "PE"), (), _input_rows),
     "tinygpt-shapes": Reference("the sizes of tinygpt's inputs, projections, weights and heads",
-                                ("A", "V", "Z", "Z^(r)", "x_苹果", "X", "Q", "K"), (), _shapes),
+                                ("A", "V", "Z", "Z^(r)", "x_苹果", "X", "Q", "K", "E", "W_E",
+                                 "h_n"), (), _shapes),
+    "tinygpt-lm-shapes": Reference("the sizes of tinygpt's token rows, embedding table, output "
+                                   "matrix and logits", ("x", "E", "W_U", "z", "X"), (),
+                                   _lm_shapes),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
