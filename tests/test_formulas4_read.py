@@ -34,10 +34,39 @@ def test_words_keep_their_formulas() -> None:
 EDITS = [
     # a restatement of words: the inline math of the words is kept
     ("l1-c-2-onehot-step3", "只有 $m=i$ 那一项", "只有 $m=k$ 那一项", 93, L1),
-    ("aat-s-12-5-input-gradient", "若 $x_{i} = E_{t_{i}, :} + p_{i}$", "若 $x_{i} = E_{t_{i}, :} - p_{i}$",
-     2463, AAT),
+    ("aat-s-12-5-input-gradient",
+     "若 $x_{i} = E_{t_{i}, :} + p_{i}$", "若 $x_{i} = E_{t_{i}, :} - p_{i}$", 2463, AAT),
     # 3.2's divisor, skipped by the arithmetic claim's quote, read with its value
     ("mbm-f4-3-2-divide-by", "除以 √d_k = 1.732 后", "除以 d_k = 1.732 后", 207, MBM),
+    # shape declarations once waived, read against tinygpt's sizes
+    ("l1-f78-0-row-vector-shape",
+     r"也简写为 $x\in\mathbb{R}^d$", r"也简写为 $x\in\mathbb{R}^V$", 21, L1),
+    ("l1-f78-4-stacked-rows-shape",
+     r"$X\in\mathbb{R}^{T\times d}$", r"$X\in\mathbb{R}^{d\times T}$", 131, L1),
+    ("l1-f78-5-logits-shape", r"$z\in\mathbb{R}^V$", r"$z\in\mathbb{R}^d$", 139, L1),
+    ("l1-f78-7-parameter-shapes",
+     r"$W_U\in\mathbb{R}^{d\times V}$", r"$W_U\in\mathbb{R}^{V\times d}$", 238, L1),
+    ("l1-f4-4-product-shapes",
+     r"$W\in\mathbb{R}^{d\times m}$", r"$W\in\mathbb{R}^{n\times m}$", 123, L1),
+    ("aat-f4-9-7-last-row-shape", r"h_{n} \in R^{d_{model}}", r"h_{n} \in R^{n}", 1734, AAT),
+    ("aat-f4-12-3-embedding-shape",
+     r"W_{E} \in R^{N \times d}", r"W_{E} \in R^{d \times N}", 2409, AAT),
+    ("aat-f4-12-5-embedding-shape",
+     r"E \in R^{N \times d} .", r"E \in R^{N \times N} .", 2455, AAT),
+    # definitions once waived, read against tinygpt
+    ("aat-f4-12-3-tied", "W_{out} = W_{E}^{T}", "W_{out} = W_{E}", 2413, AAT),
+    ("aat-f4-6-3-row-of-av",
+     r"$z_{i} = \sum_{j} a_{i j} v_{j}$ 。", r"$z_{i} = \sum_{j} a_{j i} v_{j}$ 。", 1159, AAT),
+    ("l1-f4-8-summary-gradient",
+     r"$\partial L/\partial z=p-\mathbf y$；", r"$\partial L/\partial z=\mathbf y-p$；", 352, L1),
+    ("l1-f4-8-summary-gradient", r"损失为 $\ln V$。", r"损失为 $\ln 2V$。", 352, L1),
+]
+
+# A printing compared with its other printing: the edited one is a discrepancy (two printings
+# that differ: both are, since nothing tells which was edited).
+PRINTING_EDITS = [
+    ("l1-f4-8-cosine-summary", r"• 点积 $a\cdot b=\lVert a\rVert\lVert b\rVert\cos\theta$",
+     r"• 点积 $a\cdot b=\lVert a\rVert\lVert b\rVert\sin\theta$", 349, L1),
 ]
 
 
@@ -66,3 +95,24 @@ def test_an_edited_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str
     assert clean.status in ("verified", "known"), clean.message
     assert edited.status == "discrepancy", edited.message
     assert any(v.status == "discrepancy" and v.start[0] == line for v in edited.values)
+
+
+@pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), PRINTING_EDITS)
+def test_an_edited_printing_fails_at_its_line(tmp_path: Path, cid: str, find: str, replace: str,
+                                              line: int, name: str) -> None:
+    from verifiers.run import run
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for p in (ROOT / "notes").iterdir():
+        notes.joinpath(p.name).write_bytes(p.read_bytes())
+    note = notes / name
+    text = note.read_text(encoding="utf-8")
+    assert text.count(find) == 1
+    pick = {cid, "l1-f4-3-cosine-printings"}
+    clean = run(notes, CLAIMS, select=lambda c: c.id in pick).verdicts
+    assert all(v.status == "verified" for v in clean), [v.message for v in clean]
+    note.write_text(text.replace(find, replace), encoding="utf-8")
+    edited = {v.id: v for v in run(notes, CLAIMS, select=lambda c: c.id in pick).verdicts}
+    assert edited[cid].status == "discrepancy", edited[cid].message
+    assert any(v.status == "discrepancy" and v.start[0] == line for v in edited[cid].values)

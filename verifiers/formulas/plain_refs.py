@@ -128,7 +128,8 @@ def _tied(seed: int) -> Instance:
 
     model = TinyGPT(GPTConfig(vocab_size=6, d_model=4, n_heads=1, d_k=4, d_v=4, n_layers=1,
                               tie_weights=True), seed=seed)
-    return Instance({"E": model.E.detach()}, {"U": model.U.detach()})
+    E, U = model.E.detach(), model.U.detach()  # 12.3 names them W_E and W_out
+    return Instance({"E": E, "W_E": E}, {"U": U, "W_out": U})
 
 
 #: name -> what tinygpt computes, the names read as matrices, the functions, the maker
@@ -148,7 +149,8 @@ PLAIN_REFERENCES: dict[str, Reference] = {
     "tinygpt-input-card": Reference("tinygpt's input rows (embedding rows + position rows)",
                                     ("X_input", "Token", "pos"),
                                     ("Embedding", "Positional_Encoding"), _input),
-    "tinygpt-tied": Reference("tinygpt's output matrix with tied weights", ("E", "U"), (),
+    "tinygpt-tied": Reference("tinygpt's output matrix with tied weights",
+                              ("E", "U", "W_E", "W_out"), (),
                               _tied),
     "tinygpt-sgd-lowers-w": Reference("the case in which tinygpt's sgd_step lowers w", (), (),
                                       _sgd_direction(True)),

@@ -270,7 +270,8 @@ def _lm_shapes(seed: int) -> Instance:
     """Shape statements of a language model's pieces in lesson-1 names: a token's row
     ``x \\in R^{1 \\times d}``, the table ``E \\in R^{V \\times d}``, the output matrix
     ``W_U \\in R^{d \\times V}``, the logits ``z \\in R^{V}``, the stacked rows ``X \\in
-    R^{T \\times d}`` (tinygpt with V = 5 tokens, d = 4, a text of T = 3 tokens)."""
+    R^{T \\times d}`` (tinygpt with V = 5 tokens, d = 4, a text of T = n = 3 tokens) and a
+    projection ``W \\in R^{d \\times m}`` (a head's W_Q, m = 2)."""
     from tinygpt.model import GPTConfig, TinyGPT
 
     model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1),
@@ -278,7 +279,8 @@ def _lm_shapes(seed: int) -> Instance:
     with torch.no_grad():
         trace = model.forward_trace([1, 3, 0])
     env = {"x": trace["x"][1:2], "E": model.E.detach(), "W_U": model.U.detach(),
-           "z": trace["logits"][-1], "X": trace["x"], "V": 5, "d": 4, "T": 3}
+           "z": trace["logits"][-1], "X": trace["x"], "V": 5, "d": 4, "T": 3,
+           "W": model.blocks[0].W_Q[0].detach(), "n": 3, "m": 2}
     return Instance(env, {})
 
 
@@ -515,7 +517,7 @@ REFERENCES: dict[str, Reference] = {
                                 ("A", "V", "Z", "Z^(r)", "x_苹果", "X", "Q", "K", "E", "W_E",
                                  "h_n"), (), _shapes),
     "tinygpt-lm-shapes": Reference("the sizes of tinygpt's token rows, embedding table, output "
-                                   "matrix and logits", ("x", "E", "W_U", "z", "X"), (),
+                                   "matrix and logits", ("x", "E", "W_U", "z", "X", "W"), (),
                                    _lm_shapes),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
