@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from verifiers.formulas.printings import _same, read_printing
 from verifiers.formulas.restated_words import words_differ
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +30,14 @@ def test_words_keep_their_formulas() -> None:
     bad = words_differ("求和里只有 $m=k$ 那一项不为 0", restated, reason)
     assert bad is not None and "'m=k'" in bad
     assert words_differ("求和里只有一项不为 0", restated, reason) is None  # no math: nothing
+
+
+def test_printings_agree_up_to_the_row_index() -> None:
+    k_i, k_j = read_printing("k_{i} = x_{i} W_{K}"), read_printing("k_{j} = x_{j} W_{K}")
+    assert _same(k_i, k_j) and _same(k_j, k_i)
+    assert not _same(read_printing("k_{i} = x_{j} W_{K}"), k_j)  # the index of x not renamed
+    assert not _same(read_printing("k_{i} = x_{i} W_{Q}"), k_j)
+    assert not _same(read_printing("q_{i} = x_{i} W_{K}"), k_j)  # another name
 
 
 EDITS = [
@@ -65,8 +74,12 @@ EDITS = [
 # A printing compared with its other printing: the edited one is a discrepancy (two printings
 # that differ: both are, since nothing tells which was edited).
 PRINTING_EDITS = [
-    ("l1-f4-8-cosine-summary", r"• 点积 $a\cdot b=\lVert a\rVert\lVert b\rVert\cos\theta$",
+    ("l1-f4-8-cosine-summary", ("l1-f4-3-cosine-printings",),
+     r"• 点积 $a\cdot b=\lVert a\rVert\lVert b\rVert\cos\theta$",
      r"• 点积 $a\cdot b=\lVert a\rVert\lVert b\rVert\sin\theta$", 349, L1),
+    # 4.1's k_i = x_i W_K compared with 5.4's k_j = x_j W_K (the index renamed) and 5.4's k_j
+    ("aat-fp2-row-q-4-1", ("aat-fp2-row-k-5-4", "aat-fp2-row-qk-2-4"),
+     "k_{i} = x_{i} W_{K}\n", "k_{i} = x_{i} W_{V}\n", 396, AAT),
 ]
 
 
@@ -97,9 +110,11 @@ def test_an_edited_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str
     assert any(v.status == "discrepancy" and v.start[0] == line for v in edited.values)
 
 
-@pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), PRINTING_EDITS)
-def test_an_edited_printing_fails_at_its_line(tmp_path: Path, cid: str, find: str, replace: str,
-                                              line: int, name: str) -> None:
+@pytest.mark.parametrize(("cid", "others", "find", "replace", "line", "name"), PRINTING_EDITS,
+                         ids=[e[0] for e in PRINTING_EDITS])
+def test_an_edited_printing_fails_at_its_line(tmp_path: Path, cid: str, others: tuple[str, ...],
+                                              find: str, replace: str, line: int,
+                                              name: str) -> None:
     from verifiers.run import run
 
     notes = tmp_path / "notes"
@@ -109,7 +124,7 @@ def test_an_edited_printing_fails_at_its_line(tmp_path: Path, cid: str, find: st
     note = notes / name
     text = note.read_text(encoding="utf-8")
     assert text.count(find) == 1
-    pick = {cid, "l1-f4-3-cosine-printings"}
+    pick = {cid, *others}
     clean = run(notes, CLAIMS, select=lambda c: c.id in pick).verdicts
     assert all(v.status == "verified" for v in clean), [v.message for v in clean]
     note.write_text(text.replace(find, replace), encoding="utf-8")
