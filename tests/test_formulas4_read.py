@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from verifiers.formulas.printings import _same, read_printing
-from verifiers.formulas.restated_words import words_differ
+from verifiers.formulas.restated_words import side_differs, words_differ
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = ROOT / "claims"
@@ -32,6 +32,13 @@ def test_words_keep_their_formulas() -> None:
     assert words_differ("求和里只有一项不为 0", restated, reason) is None  # no math: nothing
 
 
+def test_sides_not_compared_are_quoted() -> None:
+    reason = "the reader has no \\max (the note: m=\\max_jz_j)"
+    assert side_differs("\\max_jz_j", "m = z_{1}", reason) is None
+    assert side_differs("\\max_j z_j", "m = z_{1}", reason) is None  # spacing
+    assert side_differs("\\min_jz_j", "m = z_{1}", reason) is not None
+
+
 def test_printings_agree_up_to_the_row_index() -> None:
     k_i, k_j = read_printing("k_{i} = x_{i} W_{K}"), read_printing("k_{j} = x_{j} W_{K}")
     assert _same(k_i, k_j) and _same(k_j, k_i)
@@ -45,6 +52,10 @@ EDITS = [
     ("l1-c-2-onehot-step3", "只有 $m=i$ 那一项", "只有 $m=k$ 那一项", 93, L1),
     ("aat-s-12-5-input-gradient",
      "若 $x_{i} = E_{t_{i}, :} + p_{i}$", "若 $x_{i} = E_{t_{i}, :} - p_{i}$", 2463, AAT),
+    # a side of a printed formula that the restatement replaces without comparing it
+    # (unreadable, an opaque name, a sum or ellipsis written out) is quoted by the restatement
+    ("l1-c-5-stable-bounds", r"$m=\max_jz_j$", r"$m=\min_jz_j$", 159, L1),
+    ("aat-f-7-5-composition", r"F_{L} \circ F_{L - 1}", r"F_{L} \circ F_{L + 1}", 1383, AAT),
     # 3.2's divisor, skipped by the arithmetic claim's quote, read with its value
     ("mbm-f4-3-2-divide-by", "除以 √d_k = 1.732 后", "除以 d_k = 1.732 后", 207, MBM),
     # shape declarations once waived, read against tinygpt's sizes

@@ -34,7 +34,7 @@ from verifiers.deadline import (
 from verifiers.formulas import frames
 from verifiers.formulas.ellipsis import length_cases
 from verifiers.formulas.fprimes import function_primes
-from verifiers.formulas.restated_words import words_differ
+from verifiers.formulas.restated_words import side_differs, words_differ
 from verifiers.formulas.updates import assigned, updated
 from verifiers.formulas.vecdot import check_components, dot_products
 from verifiers.holes import Match
@@ -626,9 +626,13 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions,
         for side in chain[0::2]:
             try:
                 expr = _parse(side, subs.functions, subs.matrices)
-            except (_Unparsed, LatexError, ValueError):
-                continue  # what the restatement is there for
+            except (_Unparsed, LatexError, ValueError):  # what the restatement is there for
+                if reason is not None and (unquoted := side_differs(side, restated, reason)):
+                    return unquoted
+                continue
             if expr.is_Atom or expr.has(sympy.Sum, sympy.Product, ELLIPSIS):
+                if reason is not None and (unquoted := side_differs(side, restated, reason)):
+                    return unquoted  # quoted, since it cannot be compared
                 continue  # a name (E̅_{w, :}), a sum to n or t_{2}, …, t_{m}: written out
             if not any(expr == other for other in ours):
                 return (f"the note's formula {side!r} is not in the restatement "

@@ -8,6 +8,10 @@ the words hold (``$…$`` or plain-text math, as the formula coverage finds it) 
 by the restatement -- in its formula or in its reason, which quotes the words it restates.
 A formula of the words that neither quotes is a ``discrepancy`` at the hole: the note's words
 changed, or the restatement does not say what they say.
+
+The same holds for a side of a printed formula that the reader takes as one opaque name
+(``E_{t_{i}, :}``, row t_i of E) or that the restatement writes out for an instance (a sum to
+n): the restatement cannot be compared with it, so it must quote it (:func:`side_differs`).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import re
 
 from verifiers.meaning.formulas import find_formulas
 
-__all__ = ["words_differ"]
+__all__ = ["side_differs", "words_differ"]
 
 _SPACE = re.compile(r"[\s$]+")
 
@@ -42,3 +46,12 @@ def words_differ(note_words: str, restated: str, reason: str) -> str | None:
                     f"{restated!r} does not restate (its reason does not quote it either): the "
                     "note's words changed, or the restatement does not say what they say")
     return None
+
+
+def side_differs(side: str, restated: str, reason: str) -> str | None:
+    """How a side the restatement replaces without comparison fails to be quoted, or None."""
+    if _norm(side) in _norm(restated) + "\n" + _norm(reason):
+        return None
+    return (f"the note's {side.strip()!r} is not what the restatement {restated!r} restates "
+            "(it cannot be compared, and the reason does not quote it): the note's formula "
+            "changed, or the restatement does not say what it says")
