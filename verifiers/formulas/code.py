@@ -195,14 +195,14 @@ def _name_of(text: str, ref: Reference) -> Any:
         return None
 
 
-_SPACE_R = re.compile(r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s*R|ℝ")
+_SPACE_R = r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s*R|ℝ"  # the reals, written R by the reader
 
 
 def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """``M \\in R^{a \\times b}``: the reference's M has a rows and b columns (a, b evaluated
     on the reference's sizes); (the statement, how it differs) when it does not."""
     name, _, space = text.partition("\\in")
-    space = _SPACE_R.sub("R", space.strip())  # \mathbb{R}^{1\times d}, ℝ^d: R^{…}
+    space = re.sub(_SPACE_R, "R", space.strip())  # \mathbb{R}^{1\times d}, ℝ^d: R^{…}
     if len(space) > 2 and space.startswith("R^") and space[2] != "{":
         space = f"R^{{{space[2:]}}}"  # R^d, R^V: one size without braces
     if not (space.startswith("R^{") and space.endswith("}")):
