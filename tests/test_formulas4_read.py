@@ -80,6 +80,11 @@ EDITS = [
     ("l1-f4-8-summary-gradient",
      r"$\partial L/\partial z=p-\mathbf y$；", r"$\partial L/\partial z=\mathbf y-p$；", 352, L1),
     ("l1-f4-8-summary-gradient", r"损失为 $\ln V$。", r"损失为 $\ln 2V$。", 352, L1),
+    # counts in prose, compared with the number of entries tinygpt has
+    ("l1-f4-2-embedding-count", r"一共有 $V\times d$ 个参数", r"一共有 $V+d$ 个参数", 99, L1),
+    ("l1-f4-8-embedding-count", r"参数量 $V\times d$", r"参数量 $V\times V$", 348, L1),
+    ("l1-f4-4-product-count", r"结果有 $n\times m$ 个元素", r"结果有 $n\times d$ 个元素", 125, L1),
+    ("l1-f4-4-batch-count", r"$T\times m$ 个输出", r"$T\times d$ 个输出", 131, L1),
 ]
 
 # A printing compared with its other printing: the edited one is a discrepancy (two printings

@@ -284,6 +284,22 @@ def _lm_shapes(seed: int) -> Instance:
     return Instance(env, {})
 
 
+def _counts(seed: int) -> Instance:
+    """Counts in prose: ``V \\times d`` parameters of the embedding table, ``n \\times m`` (or
+    ``T \\times m``) entries of a product X W: numel of tinygpt's E and of its X W_Q (V = 5
+    tokens, d = 4, a text of n = T = 3 tokens, a head of m = 2 columns)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        x = model.forward_trace([1, 3, 0])["x"]
+        product = x @ model.blocks[0].W_Q[0]
+    env = {"V": 5, "d": 4, "n": 3, "T": 3, "m": 2}
+    return Instance(env, {"count": torch.tensor(float(model.E.numel()), dtype=DTYPE),
+                          "entries": torch.tensor(float(product.numel()), dtype=DTYPE)})
+
+
 def _head(seed: int) -> Instance:
     """``Z^{(h)} = Attention (Q^{(h)}, K^{(h)}, V^{(h)})``: tinygpt's head h = 2 of a two-head
     layer (no mask) is tinygpt.attention of that head's Q, K, V."""
@@ -519,6 +535,10 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-lm-shapes": Reference("the sizes of tinygpt's token rows, embedding table, output "
                                    "matrix and logits", ("x", "E", "W_U", "z", "X", "W"), (),
                                    _lm_shapes),
+    "tinygpt-embedding-count": Reference("the number of entries of tinygpt's embedding table",
+                                         (), (), lambda seed: _only(_counts(seed), "count")),
+    "tinygpt-product-count": Reference("the number of entries of tinygpt's product X W_Q",
+                                       (), (), lambda seed: _only(_counts(seed), "entries")),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
