@@ -80,6 +80,12 @@ EDITS = [
     ("l1-f4-8-summary-gradient",
      r"$\partial L/\partial z=p-\mathbf y$；", r"$\partial L/\partial z=\mathbf y-p$；", 352, L1),
     ("l1-f4-8-summary-gradient", r"损失为 $\ln V$。", r"损失为 $\ln 2V$。", 352, L1),
+    # summary-table cells, read as bare expressions against tinygpt
+    ("aat-f4-11-5-loss-cell", r"计算 $- \ln p$", r"计算 $\ln p$", 2287, AAT),
+    ("aat-f4-11-6-loss-cell", r"计算 $- \ln p$", r"计算 $- \ln (1 - p)$", 2306, AAT),
+    ("aat-f4-12-8-prediction-cell", r"$softmax (h W_{out} + b)$", r"$softmax (h W_{out})$", 2535,
+     AAT),
+    ("aat-f4-14-3-temperature", r"$softmax (ℓ / T)$", r"$softmax (ℓ T)$", 2768, AAT),
     # counts in prose, compared with the number of entries tinygpt has
     ("l1-f4-2-embedding-count", r"一共有 $V\times d$ 个参数", r"一共有 $V+d$ 个参数", 99, L1),
     ("l1-f4-8-embedding-count", r"参数量 $V\times d$", r"参数量 $V\times V$", 348, L1),
@@ -99,8 +105,9 @@ PRINTING_EDITS = [
 ]
 
 
-def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> tuple:
-    """The claim's verdict on the notes as they are, then with the one edit."""
+def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str,
+              line: int) -> tuple:
+    """The claim's verdict on the notes as they are, then with the one edit (on ``line``)."""
     from verifiers.run import run
 
     notes = tmp_path / "notes"
@@ -108,10 +115,11 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> t
     for p in (ROOT / "notes").iterdir():
         notes.joinpath(p.name).write_bytes(p.read_bytes())
     note = notes / name
-    text = note.read_text(encoding="utf-8")
-    assert text.count(find) == 1
+    lines = note.read_text(encoding="utf-8").split("\n")
+    assert find in lines[line - 1]
     (clean,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
-    note.write_text(text.replace(find, replace), encoding="utf-8")
+    lines[line - 1] = lines[line - 1].replace(find, replace, 1)
+    note.write_text("\n".join(lines), encoding="utf-8")
     (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
     return clean, edited
 
@@ -120,7 +128,7 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> t
                          ids=[f"{e[0]}-{e[3]}" for e in EDITS])
 def test_an_edited_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str, replace: str,
                                              line: int, name: str) -> None:
-    clean, edited = _verdicts(tmp_path, cid, name, find, replace)
+    clean, edited = _verdicts(tmp_path, cid, name, find, replace, line)
     assert clean.status in ("verified", "known"), clean.message
     assert edited.status == "discrepancy", edited.message
     assert any(v.status == "discrepancy" and v.start[0] == line for v in edited.values)

@@ -85,7 +85,8 @@ def _temperature(seed: int) -> Instance:
 
     g = torch.Generator().manual_seed(seed)
     logits, t = _randn(g, 6), 0.5 + float(torch.rand(1, generator=g, dtype=DTYPE))
-    return Instance({"logits": logits, "T": t}, {"P": softmax(apply_temperature(logits, t))})
+    return Instance({"logits": logits, "ell": logits, "T": t},  # 14.3 names the logits ℓ
+                    {"P": softmax(apply_temperature(logits, t))})
 
 
 def _input(seed: int) -> Instance:

@@ -382,7 +382,7 @@ def _next_token(entry: bool) -> Callable[[int], Instance]:
     def make(seed: int) -> Instance:
         model, trace = _model(seed)
         h, ell, p = (trace[k].detach() for k in ("h", "logits", "p"))
-        env: dict[str, Any] = {"h_T": h[-1:], "W_out": model.U.detach(),
+        env: dict[str, Any] = {"h_T": h[-1:], "h": h[-1:], "W_out": model.U.detach(),
                                "b": model.b.detach()[None, :], "ell": ell[-1], "ell_j": ell[-1, 1],
                                "j": 2, "N": ell.shape[1]}
         return Instance(env, {"P": p[-1, 1] if entry else p[-1:]})
@@ -448,6 +448,17 @@ def _ce_grad(seed: int) -> Instance:
     y = torch.zeros(1, 5, dtype=DTYPE)
     y[0, target] = 1.0
     return Instance({"p": p, "ybold": y}, {"Derivative(L, z)": z.grad.detach()})
+
+
+def _token_loss(seed: int) -> Instance:
+    """``- \\ln p``, p the probability of the correct next token: tinygpt.cross_entropy of the
+    last position (target token 2)."""
+    from tinygpt.model import cross_entropy
+
+    _, trace = _model(seed)
+    logits = trace["logits"].detach()[-1:]
+    p = torch.softmax(logits, dim=-1)[0, 2]
+    return Instance({"p": p}, {"L": cross_entropy(logits, [2])})
 
 
 def _uniform_loss(seed: int) -> Instance:
@@ -548,7 +559,8 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-heads": Reference("tinygpt's multi-head output (heads concatenated, times W_O)",
                                ("W_O",), ("Concat",), _heads),
     "tinygpt-next-token": Reference("tinygpt's next-token distribution p (last row)",
-                                    ("h_T", "W_out", "b"), ("P", "softmax"), _next_token(False)),
+                                    ("h_T", "h", "W_out", "b"), ("P", "softmax"),
+                                    _next_token(False)),
     "tinygpt-next-token-entry": Reference("tinygpt's next-token probability of token j",
                                           (), ("P",), _next_token(True)),
     "tinygpt-weights-of-x": Reference("tinygpt.attention of X (weights a(X), values X W_V)",
@@ -561,6 +573,8 @@ REFERENCES: dict[str, Reference] = {
                                      (), (), lambda seed: _only(_preview(seed), "z")),
     "tinygpt-ce-grad": Reference("the gradient of tinygpt.cross_entropy by the logits",
                                  ("p",), (), _ce_grad),
+    "tinygpt-token-loss": Reference("tinygpt.cross_entropy of the correct next token", (), (),
+                                    _token_loss),
     "tinygpt-uniform-loss": Reference("tinygpt.cross_entropy of a uniform guess", (), (),
                                       _uniform_loss),
     "tinygpt-softmax-jacobian": Reference("the Jacobian of tinygpt.softmax (autograd)", ("p",),
