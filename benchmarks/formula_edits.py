@@ -77,7 +77,8 @@ EDITS: dict[str, list[tuple[int, str, str]]] = {
     ],
     "matrix-by-matrix.txt": [
         (79, "X_input = X + PE", "X_input = X - PE"),
-        (207, "除以 √d_k = 1.732", "除以 √d_k = 3"),
+        # (3.2's 除以 √d_k = 1.732 is read by mbm-f4-3-2-divide-by, but an edit of it also blames
+        # the definition d_k = 3 it uses, at line 200: tests/test_formulas4_read.py edits it)
         (96, "V = X_input · W_v", "V = W_v · X_input"),
         (256, "A · V", "V · A"),
         (462, "Z · W_linear", "Z"),
