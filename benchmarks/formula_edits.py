@@ -1,4 +1,4 @@
-"""Edits of the formulas branch `reader` made checkable (48): does each get a verdict at its line?
+"""Edits of formulas made checkable (branches `reader`, `formulas4`): a verdict at each line?
 
     python -m benchmarks.formula_edits
 
@@ -64,9 +64,21 @@ EDITS: dict[str, list[tuple[int, str, str]]] = {
         (1051, r"Z \in R^{n \times d_{v}}", r"Z \in R^{d_{v} \times n}"),
         (1111, r"Q, K \in R^{n \times d_{k}}", r"Q, K \in R^{n \times d}"),
         (1195, r"Z^{(r)} \in R^{n \times d_{v}}", r"Z^{(r)} \in R^{n \times d}"),
+        # branch formulas4: waived formulas read (shapes, definitions against tinygpt, a
+        # printing up to its row index, restated sides that must be quoted)
+        (1734, r"h_{n} \in R^{d_{model}}", r"h_{n} \in R^{n}"),
+        (2409, r"W_{E} \in R^{N \times d}", r"W_{E} \in R^{d \times N}"),
+        (2455, r"E \in R^{N \times d} .", r"E \in R^{N \times N} ."),
+        (2413, "W_{out} = W_{E}^{T}", "W_{out} = W_{E}"),
+        (1159, "a_{i j} v_{j}$", "a_{j i} v_{j}$"),
+        (396, "k_{i} = x_{i} W_{K}", "k_{i} = x_{i} W_{V}"),
+        (2459, r"\in R^{1 \times d} .", r"\in R^{d \times 1} ."),
+        (1383, r"F_{L} \circ F_{L - 1}", r"F_{L} \circ F_{L + 1}"),
     ],
     "matrix-by-matrix.txt": [
         (79, "X_input = X + PE", "X_input = X - PE"),
+        # (3.2's 除以 √d_k = 1.732 is read by mbm-f4-3-2-divide-by, but an edit of it also blames
+        # the definition d_k = 3 it uses, at line 200: tests/test_formulas4_read.py edits it)
         (96, "V = X_input · W_v", "V = W_v · X_input"),
         (256, "A · V", "V · A"),
         (462, "Z · W_linear", "Z"),
@@ -77,6 +89,16 @@ EDITS: dict[str, list[tuple[int, str, str]]] = {
         (332, r"\mathrm{softmax}(s)", r"\mathrm{softmax}(-s)"),
         (333, r"\sum_ja_jv_j", r"\sum_ja_jv_1"),
         (351, r"pp^\top", r"p^\top p"),
+        (21, r"也简写为 $x\in\mathbb{R}^d$", r"也简写为 $x\in\mathbb{R}^V$"),
+        (99, r"$V\times d$", r"$V+d$"),
+        (123, r"$W\in\mathbb{R}^{d\times m}$", r"$W\in\mathbb{R}^{m\times d}$"),
+        (125, r"$n\times m$", r"$n\times d$"),
+        (131, r"$X\in\mathbb{R}^{T\times d}$", r"$X\in\mathbb{R}^{d\times T}$"),
+        (139, r"$z\in\mathbb{R}^V$", r"$z\in\mathbb{R}^d$"),
+        (159, r"$m=\max_jz_j$", r"$m=\min_jz_j$"),
+        (238, r"$E\in\mathbb{R}^{V\times d}$", r"$E\in\mathbb{R}^{d\times V}$"),
+        (348, r"参数量 $V\times d$", r"参数量 $d\times d$"),
+        (352, r"损失为 $\ln V$", r"损失为 $\ln (V-1)$"),
     ],
 }
 

@@ -66,6 +66,11 @@ FORMULAS = {
     "tinygpt-input": ("X_input = X + PE", "X_input = X - PE"),
     "tinygpt-shapes": (r"A \in R^{n \times n}, V \in R^{n \times d_{v}}",
                        r"A \in R^{n \times d}, V \in R^{n \times d_{v}}"),
+    "tinygpt-embedding-count": (r"V\times d", r"V+d"),
+    "tinygpt-product-count": (r"n\times m", r"n\times d"),
+    "tinygpt-token-loss": (r"- \ln p", r"\ln p"),
+    "tinygpt-lm-shapes": (r"x\in\mathbb{R}^{1\times d}, W_U\in\mathbb{R}^{d\times V}",
+                          r"x\in\mathbb{R}^{d\times 1}, W_U\in\mathbb{R}^{d\times V}"),
     "tinygpt-cross-entropy": (r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i + 1}} .",
                               r"L = \frac{1}{| I |} \sum_{i \in I} - \ln p_{i, t_{i}} ."),
 }

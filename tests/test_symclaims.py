@@ -162,7 +162,10 @@ claims:
 
 
 def test_a_restatement_is_checked_and_counted(tmp_path, capsys):
-    claims = restate_claims("\\sum_{i = 1}^{3} x_{i} = x_{1} + x_{2} + x_{3}")
+    # what the restatement cannot compare with the note, it quotes (restated_words.py)
+    claims = restate_claims("\\sum_{i = 1}^{3} x_{i} = x_{1} + x_{2} + x_{3}",
+                            reason="the reader does not read \\sum_{i = 1}^{n} x_{i} = x_{1} "
+                                   "+ ... + x_{n}")
     code, out, data = check(project(tmp_path, claims, RESTATE_NOTE), capsys)
     value = data["claims"][0]["values"][0]
     assert data["claims"][0]["status"] == "verified", out
@@ -170,6 +173,13 @@ def test_a_restatement_is_checked_and_counted(tmp_path, capsys):
     assert value["printed"].startswith("\\sum_{i = 1}^{3}")  # the step as restated
     assert "restated: the reader does not read" in value["message"]
     assert data["steps"]["restated"] == 1 and data["steps"]["read"] == 0
+
+
+def test_a_restatement_that_does_not_quote_the_note_fails(tmp_path, capsys):
+    claims = restate_claims("\\sum_{i = 1}^{3} x_{i} = x_{1} + x_{2} + x_{3}")
+    code, out, data = check(project(tmp_path, claims, RESTATE_NOTE), capsys)
+    assert data["claims"][0]["status"] == "discrepancy" and code == 1
+    assert "does not quote it" in data["claims"][0]["values"][0]["message"]
 
 
 def test_a_wrong_restatement_fails(tmp_path, capsys):

@@ -19,6 +19,7 @@ left side and the largest difference. No eval: the evaluator walks the SymPy tre
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -194,11 +195,16 @@ def _name_of(text: str, ref: Reference) -> Any:
         return None
 
 
+_SPACE_R = r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s*R|ℝ"  # the reals, written R by the reader
+
+
 def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """``M \\in R^{a \\times b}``: the reference's M has a rows and b columns (a, b evaluated
     on the reference's sizes); (the statement, how it differs) when it does not."""
     name, _, space = text.partition("\\in")
-    space = space.strip()
+    space = re.sub(_SPACE_R, "R", space.strip())  # \mathbb{R}^{1\times d}, ℝ^d: R^{…}
+    if len(space) > 2 and space.startswith("R^") and space[2] != "{":
+        space = f"R^{{{space[2:]}}}"  # R^d, R^V: one size without braces
     if not (space.startswith("R^{") and space.endswith("}")):
         raise _Unread(f"{text!r} is not a shape M \\in R^{{a \\times b}} or v \\in R^{{d}}")
     sizes = [parse_latex(d, functions=ref.functions) for d in space[3:-1].split("\\times")]
@@ -208,6 +214,8 @@ def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
         return text, str(err)
     want = tuple(int(_value(d, inst)) for d in sizes)
     got = tuple(matrix.shape)
+    if len(want) == 1 and len(got) == 2 and got[0] == 1:  # a row 1×d is also "in R^d"
+        got = got[1:]
     return None if got == want else (text, f"the reference's matrix is {got}, the formula "
                                            f"says {want}")
 

@@ -85,7 +85,8 @@ def _temperature(seed: int) -> Instance:
 
     g = torch.Generator().manual_seed(seed)
     logits, t = _randn(g, 6), 0.5 + float(torch.rand(1, generator=g, dtype=DTYPE))
-    return Instance({"logits": logits, "T": t}, {"P": softmax(apply_temperature(logits, t))})
+    return Instance({"logits": logits, "ell": logits, "T": t},  # 14.3 names the logits ℓ
+                    {"P": softmax(apply_temperature(logits, t))})
 
 
 def _input(seed: int) -> Instance:
@@ -128,7 +129,8 @@ def _tied(seed: int) -> Instance:
 
     model = TinyGPT(GPTConfig(vocab_size=6, d_model=4, n_heads=1, d_k=4, d_v=4, n_layers=1,
                               tie_weights=True), seed=seed)
-    return Instance({"E": model.E.detach()}, {"U": model.U.detach()})
+    E, U = model.E.detach(), model.U.detach()  # 12.3 names them W_E and W_out
+    return Instance({"E": E, "W_E": E}, {"U": U, "W_out": U})
 
 
 #: name -> what tinygpt computes, the names read as matrices, the functions, the maker
@@ -148,7 +150,8 @@ PLAIN_REFERENCES: dict[str, Reference] = {
     "tinygpt-input-card": Reference("tinygpt's input rows (embedding rows + position rows)",
                                     ("X_input", "Token", "pos"),
                                     ("Embedding", "Positional_Encoding"), _input),
-    "tinygpt-tied": Reference("tinygpt's output matrix with tied weights", ("E", "U"), (),
+    "tinygpt-tied": Reference("tinygpt's output matrix with tied weights",
+                              ("E", "U", "W_E", "W_out"), (),
                               _tied),
     "tinygpt-sgd-lowers-w": Reference("the case in which tinygpt's sgd_step lowers w", (), (),
                                       _sgd_direction(True)),

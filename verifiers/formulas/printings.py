@@ -52,11 +52,33 @@ def read_printing(text: str, functions: Iterable[str] = ()) -> tuple[Any, Any]:
 def _same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
     import sympy
 
+    a = _renamed(a, b)
     try:
         return (sympy.simplify(a[0].doit() - b[0].doit()) == 0
                 and sympy.simplify(a[1].doit() - b[1].doit()) == 0)
     except (TypeError, ValueError, AttributeError, RecursionError):
         return False
+
+
+def _renamed(a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``a`` with its one free index renamed to ``b``'s (``k_{i} = x_{i} W_{K}`` read as
+    ``k_{j} = x_{j} W_{K}``): a row definition printed for position i and again for j is one
+    formula. Only when both left sides are one name with a one-letter index, of the same base,
+    and the new index letter is not used in ``a`` already (no capture); else ``a`` itself."""
+    import sympy
+
+    names = [getattr(side[0], "name", "") for side in (a, b)]
+    parts = [n.rpartition("_") for n in names]
+    if not all(p[1] and len(p[2]) == 1 and p[2].isalpha() for p in parts) \
+            or parts[0][0] != parts[1][0] or parts[0][2] == parts[1][2]:
+        return a
+    old, new = parts[0][2], parts[1][2]
+    symbols = a[0].free_symbols | a[1].free_symbols
+    if any(s.name.endswith("_" + new) for s in symbols):
+        return a
+    rename = {s: sympy.Symbol(s.name[:-1] + new, **s.assumptions0)
+              for s in symbols if s.name.endswith("_" + old)}
+    return a[0].xreplace(rename), a[1].xreplace(rename)
 
 
 def printing_value(claim: Claim, hole: str, printed: Any, note: Any) -> ValueVerdict:

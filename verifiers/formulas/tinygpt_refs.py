@@ -260,8 +260,44 @@ def _shapes(seed: int) -> Instance:
     layer = trace["layers"][0]
     env = {"A": layer["weights"][0], "V": layer["v"][0], "Z": layer["z_heads"][0],
            "Z^(r)": layer["z_heads"][1], "x_苹果": trace["x"][1], "X": layer["attn_in"],
-           "Q": layer["q"][0], "K": layer["k"][0], "n": 3, "d": 4, "d_k": 2, "d_v": 2}
+           "Q": layer["q"][0], "K": layer["k"][0], "n": 3, "d": 4, "d_k": 2, "d_v": 2,
+           "E": model.E.detach(), "W_E": model.E.detach(), "h_n": trace["h"][-1],
+           "N": 5, "d_model": 4}
     return Instance(env, {})
+
+
+def _lm_shapes(seed: int) -> Instance:
+    """Shape statements of a language model's pieces in lesson-1 names: a token's row
+    ``x \\in R^{1 \\times d}``, the table ``E \\in R^{V \\times d}``, the output matrix
+    ``W_U \\in R^{d \\times V}``, the logits ``z \\in R^{V}``, the stacked rows ``X \\in
+    R^{T \\times d}`` (tinygpt with V = 5 tokens, d = 4, a text of T = n = 3 tokens) and a
+    projection ``W \\in R^{d \\times m}`` (a head's W_Q, m = 2)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        trace = model.forward_trace([1, 3, 0])
+    env = {"x": trace["x"][1:2], "E": model.E.detach(), "W_U": model.U.detach(),
+           "z": trace["logits"][-1], "X": trace["x"], "V": 5, "d": 4, "T": 3,
+           "W": model.blocks[0].W_Q[0].detach(), "n": 3, "m": 2}
+    return Instance(env, {})
+
+
+def _counts(seed: int) -> Instance:
+    """Counts in prose: ``V \\times d`` parameters of the embedding table, ``n \\times m`` (or
+    ``T \\times m``) entries of a product X W: numel of tinygpt's E and of its X W_Q (V = 5
+    tokens, d = 4, a text of n = T = 3 tokens, a head of m = 2 columns)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=1),
+                    seed=seed)
+    with torch.no_grad():
+        x = model.forward_trace([1, 3, 0])["x"]
+        product = x @ model.blocks[0].W_Q[0]
+    env = {"V": 5, "d": 4, "n": 3, "T": 3, "m": 2}
+    return Instance(env, {"count": torch.tensor(float(model.E.numel()), dtype=DTYPE),
+                          "entries": torch.tensor(float(product.numel()), dtype=DTYPE)})
 
 
 def _head(seed: int) -> Instance:
@@ -346,7 +382,7 @@ def _next_token(entry: bool) -> Callable[[int], Instance]:
     def make(seed: int) -> Instance:
         model, trace = _model(seed)
         h, ell, p = (trace[k].detach() for k in ("h", "logits", "p"))
-        env: dict[str, Any] = {"h_T": h[-1:], "W_out": model.U.detach(),
+        env: dict[str, Any] = {"h_T": h[-1:], "h": h[-1:], "W_out": model.U.detach(),
                                "b": model.b.detach()[None, :], "ell": ell[-1], "ell_j": ell[-1, 1],
                                "j": 2, "N": ell.shape[1]}
         return Instance(env, {"P": p[-1, 1] if entry else p[-1:]})
@@ -412,6 +448,17 @@ def _ce_grad(seed: int) -> Instance:
     y = torch.zeros(1, 5, dtype=DTYPE)
     y[0, target] = 1.0
     return Instance({"p": p, "ybold": y}, {"Derivative(L, z)": z.grad.detach()})
+
+
+def _token_loss(seed: int) -> Instance:
+    """``- \\ln p``, p the probability of the correct next token: tinygpt.cross_entropy of the
+    last position (target token 2)."""
+    from tinygpt.model import cross_entropy
+
+    _, trace = _model(seed)
+    logits = trace["logits"].detach()[-1:]
+    p = torch.softmax(logits, dim=-1)[0, 2]
+    return Instance({"p": p}, {"L": cross_entropy(logits, [2])})
 
 
 def _uniform_loss(seed: int) -> Instance:
@@ -494,7 +541,15 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-input": Reference("tinygpt's input rows (embedding rows + sinusoidal positions)",
                                ("X_input", "X", "PE"), (), _input_rows),
     "tinygpt-shapes": Reference("the sizes of tinygpt's inputs, projections, weights and heads",
-                                ("A", "V", "Z", "Z^(r)", "x_苹果", "X", "Q", "K"), (), _shapes),
+                                ("A", "V", "Z", "Z^(r)", "x_苹果", "X", "Q", "K", "E", "W_E",
+                                 "h_n"), (), _shapes),
+    "tinygpt-lm-shapes": Reference("the sizes of tinygpt's token rows, embedding table, output "
+                                   "matrix and logits", ("x", "E", "W_U", "z", "X", "W"), (),
+                                   _lm_shapes),
+    "tinygpt-embedding-count": Reference("the number of entries of tinygpt's embedding table",
+                                         (), (), lambda seed: _only(_counts(seed), "count")),
+    "tinygpt-product-count": Reference("the number of entries of tinygpt's product X W_Q",
+                                       (), (), lambda seed: _only(_counts(seed), "entries")),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
@@ -504,7 +559,8 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-heads": Reference("tinygpt's multi-head output (heads concatenated, times W_O)",
                                ("W_O",), ("Concat",), _heads),
     "tinygpt-next-token": Reference("tinygpt's next-token distribution p (last row)",
-                                    ("h_T", "W_out", "b"), ("P", "softmax"), _next_token(False)),
+                                    ("h_T", "h", "W_out", "b"), ("P", "softmax"),
+                                    _next_token(False)),
     "tinygpt-next-token-entry": Reference("tinygpt's next-token probability of token j",
                                           (), ("P",), _next_token(True)),
     "tinygpt-weights-of-x": Reference("tinygpt.attention of X (weights a(X), values X W_V)",
@@ -517,6 +573,8 @@ REFERENCES: dict[str, Reference] = {
                                      (), (), lambda seed: _only(_preview(seed), "z")),
     "tinygpt-ce-grad": Reference("the gradient of tinygpt.cross_entropy by the logits",
                                  ("p",), (), _ce_grad),
+    "tinygpt-token-loss": Reference("tinygpt.cross_entropy of the correct next token", (), (),
+                                    _token_loss),
     "tinygpt-uniform-loss": Reference("tinygpt.cross_entropy of a uniform guess", (), (),
                                       _uniform_loss),
     "tinygpt-softmax-jacobian": Reference("the Jacobian of tinygpt.softmax (autograd)", ("p",),

@@ -34,6 +34,7 @@ from verifiers.deadline import (
 from verifiers.formulas import frames
 from verifiers.formulas.ellipsis import length_cases
 from verifiers.formulas.fprimes import function_primes
+from verifiers.formulas.restated_words import side_differs, words_differ
 from verifiers.formulas.updates import assigned, updated
 from verifiers.formulas.vecdot import check_components, dot_products
 from verifiers.holes import Match
@@ -262,7 +263,7 @@ class Definitions:
             note = f"{restated.text} (restated: {restated.reason})"
             if note not in self.restated:
                 self.restated.append(note)
-            differs = restatement_differs(text, restated.text, self)
+            differs = restatement_differs(text, restated.text, self, restated.reason)
             if differs is not None:
                 self.mismatches[hole] = differs
             text = restated.text
@@ -562,8 +563,8 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
                                  "restate: the note's formula reads as written; check it "
                                  "instead of the restatement (remove 'restate')"))
             continue
-        if restated is not None and (differs := restatement_differs(printed.text, restated.text,
-                                                                    subs)) is not None:
+        if restated is not None and (differs := restatement_differs(
+                printed.text, restated.text, subs, restated.reason)) is not None:
             values.append(_value(note, printed, name, printed.text, DISCREPANCY,
                                  "the restatement", f"restate: {differs}"))
         source = own
@@ -600,7 +601,8 @@ def _values(claim: Claim, match: Match, note: Note, values: list[ValueVerdict],
 _WORDS = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # CJK text and punctuation: words
 
 
-def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str | None:
+def restatement_differs(note_text: str, restated: str, subs: Definitions,
+                        reason: str | None = None) -> str | None:
     """How a restatement fails to cover the note's own formula, or None.
 
     A restatement (``restate:`` with a reason) is checked instead of the note's text, so an
@@ -612,8 +614,8 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str
     written out for an instance, and a note that states the formula in words has nothing
     to compare.
     """
-    if _WORDS.search(note_text):
-        return None
+    if _WORDS.search(note_text):  # words: their own formulas must be the restatement's
+        return None if reason is None else words_differ(note_text, restated, reason)
     try:
         note_chains = split_chains(note_text)
         ours = [_parse(side, subs.functions, subs.matrices)
@@ -624,9 +626,13 @@ def restatement_differs(note_text: str, restated: str, subs: Definitions) -> str
         for side in chain[0::2]:
             try:
                 expr = _parse(side, subs.functions, subs.matrices)
-            except (_Unparsed, LatexError, ValueError):
-                continue  # what the restatement is there for
+            except (_Unparsed, LatexError, ValueError):  # what the restatement is there for
+                if reason is not None and (unquoted := side_differs(side, restated, reason)):
+                    return unquoted
+                continue
             if expr.is_Atom or expr.has(sympy.Sum, sympy.Product, ELLIPSIS):
+                if reason is not None and (unquoted := side_differs(side, restated, reason)):
+                    return unquoted  # quoted, since it cannot be compared
                 continue  # a name (E̅_{w, :}), a sum to n or t_{2}, …, t_{m}: written out
             if not any(expr == other for other in ours):
                 return (f"the note's formula {side!r} is not in the restatement "
