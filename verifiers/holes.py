@@ -35,7 +35,16 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.parsers.abstract import Display
-from verifiers.words import AUTO_PREFIX, normal, relax, word_ends
+from verifiers.words import (
+    AUTO_PREFIX,
+    PHRASE_PREFIX,
+    judgeable,
+    normal,
+    phrase_ends,
+    relax,
+    rephrase,
+    word_ends,
+)
 
 _WS = r"\s"
 _NUM = f"(?:{NUMBER_PATTERN})"
@@ -105,6 +114,9 @@ class Match:
     # found only with the law words of its fixed text read (verifiers/words.py ``relax``):
     # auto hole -> (the word the quote has, the word the note prints there)
     fixed: dict[str, tuple[str, Printed]] = field(default_factory=dict)
+    # found only with a clause's law span read as a phrase (words.rephrase): the claim's word
+    # holes that phrase took in (each reads the phrase, in ``words``)
+    phrased: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -264,6 +276,8 @@ class _Search:
             if isinstance(part, HoleRef):
                 begin = _SPACE_RE.match(text, pos, limit).end()
                 ends = (self.formula_ends(i, begin) if part.formula
+                        else phrase_ends(text, begin, limit, i == len(parts) - 1)
+                        if part.word and part.name.startswith(PHRASE_PREFIX)
                         else word_ends(text, begin, limit) if part.word
                         else _hole_ends(text, begin, limit))
                 if (not ends and i in self.quote.coefficient
@@ -312,6 +326,13 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         if relaxed is not None:
             compiled = compile_quote(relaxed.text)
             found = _candidates(text, compiled, scopes, units)
+        if not found:  # a phrase may have been rewritten: read the clause (words.rephrase)
+            for rephrased in rephrase(quote, HOLE_RE):
+                again = compile_quote(rephrased.text)
+                hits = _candidates(text, again, scopes, units)
+                if len(hits) == 1 and _judgeable(text, again, hits, rephrased.quoted):
+                    relaxed, compiled, found = rephrased, again, hits
+                    break
         if not found:
             raise _not_found(text, quote, scopes, units)
         if len(found) > 1:
@@ -333,11 +354,22 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.word
     }
     fixed = {name: (relaxed.quoted[name], words.pop(name)) for name in list(words)
-             if relaxed is not None and name.startswith(AUTO_PREFIX)}
-    return Match(start, end, values, formulas, words, fixed)
+             if relaxed is not None and name.startswith((AUTO_PREFIX, PHRASE_PREFIX))}
+    absorbed = getattr(relaxed, "absorbed", {})
+    for name, holes in absorbed.items():  # a word hole inside a rewritten phrase reads it
+        words.update({hole: fixed[name][1] for hole in holes})
+    phrased = frozenset(hole for holes in absorbed.values() for hole in holes)
+    return Match(start, end, values, formulas, words, fixed, phrased)
 
 
 _Found = dict[int, tuple[list[tuple[int, int]], int]]
+
+
+def _judgeable(text: str, compiled: Quote, found: _Found, quoted: dict[str, str]) -> bool:
+    """Every rewritten phrase of the one match can be judged (verifiers/words.py)."""
+    (spans, _), = found.values()
+    return all(judgeable(HOLE_RE.sub(" ", quoted[ref.name]), text[a:b])
+               for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.name in quoted)
 
 
 def _fewest_changed_words(text: str, found: _Found, compiled: Quote,
