@@ -1,0 +1,64 @@
+"""The laws of sentences once waived as hedges (verifiers/properties/laws_hedges.py) verify on
+the notes' words, catch a planted bug, and fail when the word that denies them is flipped.
+
+``HEDGE_MUTANTS`` joins test_properties.MUTANTS; ``HEDGE_FLIPS`` joins test_words.FLIPS.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from verifiers.properties import laws_hedges as lh
+from verifiers.properties.runner import search
+from verifiers.verdicts import DISCREPANCY, VERIFIED
+
+
+def no_step(W: torch.Tensor, X: torch.Tensor, y: list[int], lr: float) -> torch.Tensor:
+    """An optimiser that never moves: no sample's probability falls (the law 'holds')."""
+    return W.clone()
+
+
+def input_weighted(c: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """Coefficients scaled by the input's size: attention-like, not a fixed average."""
+    return lh.fixed_average(c * (1 + float(X.abs().sum())), X)
+
+
+def inflated_dot(q: torch.Tensor, k: torch.Tensor) -> float:
+    """A 'dot product' that adds the dimension: never small."""
+    return float(q @ k) + q.shape[0]
+
+
+HEDGE_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
+    "step-raises-every-sample": ({}, no_step, ""),
+    "fixed-average-weights-constant": ({}, input_weighted, "differ"),
+    "high-dim-dots-all-large": ({}, inflated_dot, ""),
+}
+
+HEDGE_FLIPS = [
+    ("step-raises-every-sample", {"means": "is"}),
+    ("high-dim-dots-all-large", {"means": "is"}),
+    ("fixed-average-weights-constant", {"effect": "changes"}),
+]
+
+
+@pytest.mark.parametrize("name", sorted(HEDGE_MUTANTS))
+def test_the_real_implementation_verifies(name: str) -> None:
+    outcome = search(name, profile="ci")
+    assert outcome.status == VERIFIED, outcome.text
+
+
+@pytest.mark.parametrize("name", sorted(HEDGE_MUTANTS))
+def test_a_planted_bug_is_a_discrepancy(name: str) -> None:
+    params, mutant, fragment = HEDGE_MUTANTS[name]
+    outcome = search(name, params, impl=mutant, profile="ci")
+    assert outcome.status == DISCREPANCY, outcome.text
+    assert fragment in outcome.text
+
+
+@pytest.mark.parametrize(("name", "flip"), HEDGE_FLIPS)
+def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
+    outcome = search(name, flip, profile="ci")
+    assert outcome.status == DISCREPANCY, outcome.text
