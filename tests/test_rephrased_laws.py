@@ -124,3 +124,21 @@ def test_a_broken_structure_is_still_stale(
           str(tmp_path / "claims"), "--json", str(out)])
     capsys.readouterr()
     assert json.loads(out.read_text(encoding="utf-8"))["claims"][0]["status"] == "stale"
+
+
+def test_diff_rephrase_marks_where_the_line_differs() -> None:
+    quote = "同时尽可能⟦order⟧原来的高低顺序。"
+    line = "把分数转换成权重，同时把原来的高低顺序反过来。"
+    made = words.diff_rephrase(quote, line, HOLE_RE)
+    assert made is not None
+    assert made.text == "同时⟦_phrase1⟧原来的高低顺⟦_phrase2⟧。"
+    assert made.absorbed["_phrase1"] == ("order",)
+    # a value hole that went away is a changed structure: no rephrasing
+    assert words.diff_rephrase("只有均值为 ⟨m⟩ 时，二者才相等。", "无论均值是多少，二者都相等。",
+                               HOLE_RE) is None
+
+
+def test_a_dropped_negation_of_a_word_outside_the_vocabulary_is_not_a_pass() -> None:
+    # 不意味着 is a word of truth; without it, the phrase still states another law
+    assert not words.judgeable("分数越大", "温度越大")  # about something new: stays stale
+    assert words.judgeable("保持参数", "对参数做了点什么")  # a law word lost: judged (unparsed)

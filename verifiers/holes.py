@@ -38,6 +38,7 @@ from verifiers.parsers.abstract import Display
 from verifiers.words import (
     AUTO_PREFIX,
     PHRASE_PREFIX,
+    diff_rephrase,
     judgeable,
     normal,
     phrase_ends,
@@ -333,6 +334,8 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
                 if len(hits) == 1 and _judgeable(text, again, hits, rephrased.quoted):
                     relaxed, compiled, found = rephrased, again, hits
                     break
+        if not found:  # or rewritten elsewhere in its line: read where it differs
+            found, compiled, relaxed = _by_diff(text, quote, scopes, units, compiled, relaxed)
         if not found:
             raise _not_found(text, quote, scopes, units)
         if len(found) > 1:
@@ -356,13 +359,29 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
     fixed = {name: (relaxed.quoted[name], words.pop(name)) for name in list(words)
              if relaxed is not None and name.startswith((AUTO_PREFIX, PHRASE_PREFIX))}
     absorbed = getattr(relaxed, "absorbed", {})
-    for name, holes in absorbed.items():  # a word hole inside a rewritten phrase reads it
-        words.update({hole: fixed[name][1] for hole in holes})
+    said = " ".join(fixed[name][1].text for name in absorbed)  # every rewritten phrase
+    for name, holes in absorbed.items():  # a word hole inside a rewritten phrase reads them
+        at = fixed[name][1]
+        words.update({hole: Printed(said, at.start, at.end, (), ()) for hole in holes})
     phrased = frozenset(hole for holes in absorbed.values() for hole in holes)
     return Match(start, end, values, formulas, words, fixed, phrased)
 
 
 _Found = dict[int, tuple[list[tuple[int, int]], int]]
+
+
+def _by_diff(text: str, quote: str, scopes: list[tuple[int, int]], units: dict[int, Display],
+             compiled: Quote, relaxed: object) -> tuple[_Found, Quote, object]:
+    """The quote found with the places it differs from its closest line as phrase holes
+    (verifiers/words.py ``diff_rephrase``), or nothing found."""
+    close = closest_line(text, quote, scopes)
+    rephrased = diff_rephrase(quote, close.line, HOLE_RE) if close is not None else None
+    if rephrased is not None:
+        again = compile_quote(rephrased.text)
+        hits = _candidates(text, again, scopes, units)
+        if len(hits) == 1 and _judgeable(text, again, hits, rephrased.quoted):
+            return hits, again, rephrased
+    return {}, compiled, relaxed
 
 
 def _judgeable(text: str, compiled: Quote, found: _Found, quoted: dict[str, str]) -> bool:

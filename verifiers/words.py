@@ -17,6 +17,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from verifiers.yamlload import load
@@ -243,6 +244,7 @@ def relax(quote: str, hole_re: re.Pattern[str]) -> Relaxed | None:
 PHRASE_PREFIX = "_phrase"  # ⟦_phrase1⟧: a rewritten span (never a claim's own hole name)
 MAX_PHRASE = 48  # characters a phrase hole reads (one clause)
 _CLAUSE_STOP = "\n。；;，,：:！!？?（）()「」“”\""  # the text a phrase never crosses
+MERGE_GAP = 3  # differences this few characters apart in one clause are one phrase
 KEEP = 0.5  # a rephrased quote keeps at least this share of its fixed characters literal
 MIN_KEPT = 4  # and at least this many
 
@@ -486,3 +488,58 @@ def _rephrased(quote: str, spans: list[tuple[int, int]], hole_re: re.Pattern[str
         pos = e
     pieces.append(quote[pos:])
     return Rephrased("".join(pieces), quoted, absorbed)
+
+
+def diff_rephrase(quote: str, line: str, hole_re: re.Pattern[str]) -> Rephrased | None:
+    """The quote with the places where its most alike line differs from the note's ``line``
+    (its closest line) as phrase holes, one per clause, or None.
+
+    Why: a rewrite need not follow a clause's law words (尽可能保留原来的高低顺序 -> 把原来的
+    高低顺序反过来 changes both ends of the clause). The quote line is aligned with the note line
+    character by character, a value, formula or word hole standing for whatever the note prints
+    in its place; a difference that takes in a value or formula hole is a changed structure
+    (None), every other one becomes a phrase hole (differences within one clause merged)."""
+    starts, pos = [], 0
+    for part in quote.split("\n"):
+        starts.append(pos)
+        pos += len(part) + 1
+    parts = quote.split("\n")
+    scored = [(SequenceMatcher(None, normal(p), normal(line), autojunk=False).ratio(), k)
+              for k, p in enumerate(parts) if p.strip()]
+    if not scored:
+        return None
+    _, k = max(scored)
+    base, qline = starts[k], parts[k]
+    tokens: list[tuple[int, int, str]] = []  # (start, end, key) of the quote line
+    pos = 0
+    for m in [*hole_re.finditer(qline), None]:
+        stop = m.start() if m else len(qline)
+        tokens += [(i, i + 1, ch) for i, ch in enumerate(qline[pos:stop], pos) if not ch.isspace()]
+        if m is not None:
+            tokens.append((m.start(), m.end(), "\0" + m.group(0)))
+            pos = m.end()
+    chars = [ch for ch in line if not ch.isspace()]
+    matcher = SequenceMatcher(None, [t[2] for t in tokens], chars, autojunk=False)
+    regions: list[list[int]] = []
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag == "equal" or (tag == "insert" and i1 in (0, len(tokens))):
+            continue  # the note's line goes on before or after the quote
+        if tag == "replace" and i2 - i1 == 1 and tokens[i1][2].startswith("\0"):
+            continue  # a hole and what the note prints there
+        if any(tokens[i][2].startswith(("\0⟨", "\0⟪")) for i in range(i1, i2)):
+            return None  # a value or formula moved or went: the structure changed
+        if i1 == i2:  # an insertion: anchor it on the token before (or after) it
+            i1, i2 = (i1 - 1, i1) if i1 > 0 else (i1, i1 + 1)
+            if i2 > len(tokens) or tokens[i1][2].startswith(("\0⟨", "\0⟪")):
+                return None
+        if regions and i1 - regions[-1][1] <= MERGE_GAP and not any(
+                tokens[i][2] in _CLAUSE_STOP for i in range(regions[-1][1], i1)):
+            regions[-1][1] = max(regions[-1][1], i2)
+        else:
+            regions.append([i1, i2])
+    if not regions:
+        return None
+    spans = [(base + tokens[a][0], base + tokens[b - 1][1]) for a, b in regions]
+    made = _rephrased(quote, spans, hole_re)
+    kept = _fixed_chars(hole_re.sub("", made.text), hole_re)
+    return made if kept >= max(MIN_KEPT, KEEP * _fixed_chars(quote, hole_re)) else None

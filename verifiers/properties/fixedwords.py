@@ -97,7 +97,17 @@ def _phrase(quoted: str, printed: Printed, absorbed: frozenset[str], changed: li
         unread.append((quoted, printed))
 
 
+def _said(text: str) -> str:
+    """The law words a phrase states, for a message: "仅由 (exclusive: only)"."""
+    found = words.phrase_words(HOLE_RE.sub(" ", text))
+    return "; ".join(f"{w} ({', '.join(f'{c}: {m}' for c, m in ms.items())})"
+                     for w, ms in found) or "no word of the vocabulary"
+
+
 def unparsed(name: str, quoted: str, printed: Printed, note: Note, why: str) -> ValueVerdict:
+    if not words.meanings(quoted):  # a rewritten phrase: say what each side's words state
+        why = (f"{why}; the quoted words state {_said(quoted)}, the note's state "
+               f"{_said(printed.text)}")
     return ValueVerdict(
         name=name, printed=printed.text, expected=f"a reading of {quoted!r}", status=UNPARSED,
         start=note.position(printed.start), end=note.position(printed.end),
@@ -138,6 +148,10 @@ def apply(spec: Spec, read: list[Word], match: Match
             failed.append((c, c.quoted, c.printed))
             continue
         out = [w for w in out if w.slot != word.slot] + [word]
+    judged = any(w.flipped for w in out if w.slot in match.phrased) or len(changed) > len(
+        [f for f in failed if f[0] is not None])
+    if judged:  # a phrase judged as another law: a law word lost beside it says no more
+        failed = [f for f in failed if not (f[0] is None and not words.meanings(f[1]))]
     return out, failed
 
 
