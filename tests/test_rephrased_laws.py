@@ -139,6 +139,8 @@ def test_diff_rephrase_marks_where_the_line_differs() -> None:
 
 
 def test_a_dropped_negation_of_a_word_outside_the_vocabulary_is_not_a_pass() -> None:
-    # 不意味着 is a word of truth; without it, the phrase still states another law
+    # a negation of a word outside the vocabulary came or went: judged, never a silent pass
+    assert words.loose_negations("他不喜欢分数") == 1 and words.loose_negations("他喜欢分数") == 0
+    assert words.judgeable("他不喜欢分数", "他喜欢分数")
     assert not words.judgeable("分数越大", "温度越大")  # about something new: stays stale
     assert words.judgeable("保持参数", "对参数做了点什么")  # a law word lost: judged (unparsed)

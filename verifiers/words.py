@@ -356,12 +356,28 @@ def content(text: str) -> str:
     return "".join(ch for ch in rest if ch.isalnum() and ch not in FUNCTION)
 
 
+def loose_negations(text: str) -> int:
+    """Negations outside the vocabulary words of a phrase (不 in 不喜欢): each denies what
+    follows, so a phrase that gains or loses one says something else."""
+    keep = [True] * len(text)
+    for a, b, _ in _scan(text):
+        keep[a:b] = [False] * (b - a)
+    rest = "".join(ch if k else " " for ch, k in zip(text, keep, strict=True))
+    count = 0
+    for neg in negations():
+        count += rest.count(neg)
+        rest = rest.replace(neg, " ")
+    return count
+
+
 def judgeable(quoted: str, printed: str) -> bool:
     """Can a rewritten phrase be judged against the span the claim quotes? Yes when it is
     about nothing new (its content is within the quoted span's), or when one of the quoted
     law words is no longer stated (a law changed, whatever else did). A phrase that keeps
     every law word but is about something new (分数越大 -> 温度越大) is another sentence:
     the claim stays ``stale``, never a pass."""
+    if loose_negations(quoted) != loose_negations(printed):
+        return True  # a negation came or went: judged (unparsed when nothing reads it)
     old_content = Counter(content(quoted))
     if not Counter(content(printed)) - old_content:
         return True

@@ -91,6 +91,8 @@ def _phrase(quoted: str, printed: Printed, absorbed: frozenset[str], changed: li
             diffs.update(shared)
         else:
             lost = True
+    plain = HOLE_RE.sub(" ", quoted)
+    lost = lost or words.loose_negations(plain) != words.loose_negations(printed.text)
     if diffs:
         changed.append(Change(quoted, printed, diffs, {c: 0 for c in diffs}))
     elif lost:
