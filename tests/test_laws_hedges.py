@@ -31,16 +31,23 @@ def inflated_dot(q: torch.Tensor, k: torch.Tensor) -> float:
     return float(q @ k) + q.shape[0]
 
 
+def own_row_only(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Each position outputs its own value: no mixing (the law 'holds')."""
+    return v.clone()
+
+
 HEDGE_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "step-raises-every-sample": ({}, no_step, ""),
     "fixed-average-weights-constant": ({}, input_weighted, "differ"),
     "high-dim-dots-all-large": ({}, inflated_dot, ""),
+    "attention-row-own-only": ({}, own_row_only, ""),
 }
 
 HEDGE_FLIPS = [
     ("step-raises-every-sample", {"means": "is"}),
     ("high-dim-dots-all-large", {"means": "is"}),
     ("fixed-average-weights-constant", {"effect": "changes"}),
+    ("attention-row-own-only", {"dep": "only"}),
 ]
 
 

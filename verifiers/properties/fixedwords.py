@@ -150,7 +150,7 @@ def apply(spec: Spec, read: list[Word], match: Match
             failed.append((c, c.quoted, c.printed))
             continue
         out = [w for w in out if w.slot != word.slot] + [word]
-    judged = any(w.flipped for w in out if w.slot in match.phrased) or len(changed) > len(
+    judged = any(w.flipped for w in out) or len(changed) > len(
         [f for f in failed if f[0] is not None])
     if judged:  # a phrase judged as another law: a law word lost beside it says no more
         failed = [f for f in failed if not (f[0] is None and not words.meanings(f[1]))]

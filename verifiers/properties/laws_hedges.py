@@ -18,8 +18,9 @@ from typing import Any
 import torch
 from hypothesis import strategies as st
 
+from tinygpt import attention as tinygpt_attention
 from verifiers.properties.base import Law, fail, law
-from verifiers.properties.strategies import F64, floats, show
+from verifiers.properties.strategies import F64, floats, matrices, show
 
 
 def cross_entropy_step(W: torch.Tensor, X: torch.Tensor, y: list[int], lr: float
@@ -109,3 +110,32 @@ def _dots_large(p: Mapping[str, Any]) -> Law:
                  f"q . k = {show(value, 3)}")
     half = [1.0] * 8 + [-1.0] * 8
     return Law(draw(), check, {"torch dot": dot}, examples=(([1.0] * 16, half),))
+
+
+def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    return tinygpt_attention(q, k, v, causal=True)[0]
+
+
+@law("attention-row-own-only")
+def _own_only(p: Mapping[str, Any]) -> Law:
+    """The note says z_i does *not* depend on its own position only ("不再只依赖于「华法林」"):
+    the search must find a change of another position's value that moves z_i."""
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        n, dk, dv = d(st.integers(2, p["max_len"])), d(st.integers(1, 3)), d(st.integers(1, 2))
+        q, k, v = (d(matrices(n, c, 3.0, integer=True)) for c in (dk, dk, dv))
+        j = d(st.integers(0, n - 2))
+        return q, k, v, j, [d(st.integers(-3, 3)) * 1.0 for _ in range(dv)]
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        q, k, v, j, delta = example
+        q, k, v = (torch.tensor(m, dtype=F64) for m in (q, k, v))
+        moved = v.clone()
+        moved[j] += torch.tensor(delta, dtype=F64)
+        before, after = f(q, k, v)[-1], f(q, k, moved)[-1]
+        if not torch.equal(before, after):
+            fail(f"n = {v.shape[0]}: changing v_{j + 1} by {delta} moves the last position's "
+                 f"z from {show(before, 4)} to {show(after, 4)}")
+    zero = [[0.0], [0.0]]
+    return Law(draw(), check, {"tinygpt.attention (causal)": causal_attention},
+               examples=((zero, zero, zero, 0, [1.0]),))

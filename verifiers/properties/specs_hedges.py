@@ -22,6 +22,9 @@ def specs() -> tuple[Spec, ...]:
              params=(Param("max_terms", "int", 4, 2, 8),
                      slot("effect", "effect", "invariant", EFFECT)),
              cost=0.25, negated_by=(("effect", "changes"),)),
+        Spec("attention-row-own-only", "the last row of causal attention, z_n = sum_j a_nj "
+             "v_j, depends on its own position only: changing an earlier value v_j leaves it",
+             FAILS, params=(Param("max_len", "int", 3, 2, 6),), cost=0.25),
         Spec("high-dim-dots-all-large", "every dot product of two d-dimensional vectors of "
              "+-1 entries (d >= 16) is large: |q . k| >= 1", FAILS,
              params=(Param("max_dim", "int", 64, 16, 512),), cost=0.25),

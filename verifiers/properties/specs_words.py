@@ -120,6 +120,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
     "projection-rows-independent": (_w("dep", "dependence", "only"),),
     "generation-keeps-parameters": (_w("update", "possible", "cannot"),),
+    "attention-row-own-only": (_w("dep", "dependence", "also"),),
     "step-raises-every-sample": (_w("means", "truth", "isnot"),),
     "high-dim-dots-all-large": (_w("means", "truth", "isnot"),),
     "bigram-context-blind": (_w("dep", "dependence", "only"), _w("reach", "reach", "previous")),
