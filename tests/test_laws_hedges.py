@@ -36,11 +36,24 @@ def own_row_only(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Ten
     return v.clone()
 
 
+def invertible_residual(x: torch.Tensor, A: torch.Tensor) -> torch.Tensor:
+    """Ignores the sublayer: y = x keeps every input apart (the law 'holds')."""
+    return x.clone()
+
+
+def clipped_gradient(z: torch.Tensor, y: int) -> float:
+    """A gradient scaled by the softmax derivative: small whenever p_y(1 − p_y) is."""
+    p = float(torch.softmax(z, dim=-1)[y])
+    return lh.target_gradient(z, y) * p * (1 - p)
+
+
 HEDGE_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "step-raises-every-sample": ({}, no_step, ""),
     "fixed-average-weights-constant": ({}, input_weighted, "differ"),
     "high-dim-dots-all-large": ({}, inflated_dot, ""),
     "attention-row-own-only": ({}, own_row_only, ""),
+    "residual-keeps-information": ({}, invertible_residual, ""),
+    "small-softmax-derivative-stalls": ({}, clipped_gradient, ""),
 }
 
 HEDGE_FLIPS = [
@@ -48,6 +61,9 @@ HEDGE_FLIPS = [
     ("high-dim-dots-all-large", {"means": "is"}),
     ("fixed-average-weights-constant", {"effect": "changes"}),
     ("attention-row-own-only", {"dep": "only"}),
+    ("step-raises-every-sample", {"ensure": "ensures"}),
+    ("residual-keeps-information", {"ensure": "ensures"}),
+    ("small-softmax-derivative-stalls", {"can": "can"}),
 ]
 
 

@@ -19,6 +19,7 @@ import torch
 from hypothesis import strategies as st
 
 from tinygpt import attention as tinygpt_attention
+from tinygpt import cross_entropy as tinygpt_cross_entropy
 from verifiers.properties.base import Law, fail, law
 from verifiers.properties.strategies import F64, floats, matrices, show
 
@@ -139,3 +140,59 @@ def _own_only(p: Mapping[str, Any]) -> Law:
     zero = [[0.0], [0.0]]
     return Law(draw(), check, {"tinygpt.attention (causal)": causal_attention},
                examples=((zero, zero, zero, 0, [1.0]),))
+
+
+def residual(x: torch.Tensor, A: torch.Tensor) -> torch.Tensor:
+    """y = x + F(x) with the linear sublayer F(x) = x A."""
+    return x + x @ A
+
+
+@law("residual-keeps-information")
+def _keeps_information(p: Mapping[str, Any]) -> Law:
+    """The note says the residual path does *not* guarantee that no information is lost
+    ("并不保证任何情况下信息都不丢失"): the search must find a sublayer F and two inputs that
+    y = x + F(x) maps to the same output (15.7's F(x) = −x is one)."""
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        dim = d(st.integers(1, p["max_dim"]))
+        return d(matrices(dim, dim, 2.0, integer=True))
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        A = torch.tensor(example, dtype=F64)
+        dim = A.shape[0]
+        images = f(torch.eye(dim, dtype=F64), A)  # the rows: y of each basis vector
+        if int(torch.linalg.matrix_rank(images)) < dim:
+            fail(f"F(x) = x A with A = {show(A, 3)}: y = x + F(x) has rank "
+                 f"{int(torch.linalg.matrix_rank(images))} < {dim}: two inputs give one output")
+    return Law(draw(), check, {"x + F(x)": residual}, examples=([[-1.0]],))
+
+
+def target_gradient(z: torch.Tensor, y: int) -> float:
+    """dL/dz_y of tinygpt.cross_entropy(z, y), by autograd."""
+    z = z.clone().requires_grad_(True)
+    loss = tinygpt_cross_entropy(z[None], torch.tensor([y]))
+    (grad,) = torch.autograd.grad(loss, z)
+    return float(grad[y])
+
+
+@law("small-softmax-derivative-stalls")
+def _stalls(p: Mapping[str, Any]) -> Law:
+    """The note says one *cannot* infer from a small softmax derivative that learning stalls:
+    the search must find logits where p_y(1 − p_y) is small yet dL/dz_y is near −1."""
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        V = d(st.integers(2, p["max_vocab"]))
+        z = [float(d(st.integers(-8, 8))) for _ in range(V)]
+        return z, d(st.integers(0, V - 1))
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        z, y = torch.tensor(example[0], dtype=F64), example[1]
+        p_y = float(torch.softmax(z, dim=-1)[y])
+        if p_y * (1 - p_y) < 0.05:
+            g = f(z, y)
+            if abs(g) >= 0.5:
+                fail(f"logits {example[0]}, target {y}: p_y = {show(p_y, 4)}, so the softmax "
+                     f"derivative p_y(1 − p_y) = {show(p_y * (1 - p_y), 3)} is small, but "
+                     f"dL/dz_y = {show(g, 4)}")
+    return Law(draw(), check, {"tinygpt.cross_entropy + autograd": target_gradient},
+               examples=(([8.0, 0.0], 1),))

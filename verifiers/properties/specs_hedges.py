@@ -25,6 +25,12 @@ def specs() -> tuple[Spec, ...]:
         Spec("attention-row-own-only", "the last row of causal attention, z_n = sum_j a_nj "
              "v_j, depends on its own position only: changing an earlier value v_j leaves it",
              FAILS, params=(Param("max_len", "int", 3, 2, 6),), cost=0.25),
+        Spec("residual-keeps-information", "y = x + F(x) keeps every input apart: for every "
+             "linear sublayer F, different inputs give different outputs", FAILS,
+             params=(Param("max_dim", "int", 2, 1, 4),), cost=0.25),
+        Spec("small-softmax-derivative-stalls", "when the softmax derivative at the target "
+             "p_y(1 - p_y) is small, the cross-entropy gradient dL/dz_y is small too", FAILS,
+             params=(Param("max_vocab", "int", 4, 2, 8),), cost=0.25),
         Spec("high-dim-dots-all-large", "every dot product of two d-dimensional vectors of "
              "+-1 entries (d >= 16) is large: |q . k| >= 1", FAILS,
              params=(Param("max_dim", "int", 64, 16, 512),), cost=0.25),
