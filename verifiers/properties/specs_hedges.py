@@ -32,6 +32,6 @@ def specs() -> tuple[Spec, ...]:
              "p_y(1 - p_y) is small, the cross-entropy gradient dL/dz_y is small too", FAILS,
              params=(Param("max_vocab", "int", 4, 2, 8),), cost=0.25),
         Spec("high-dim-dots-all-large", "every dot product of two d-dimensional vectors of "
-             "+-1 entries (d >= 16) is large: |q . k| >= 1", FAILS,
+             "+-1 entries (d >= 16) is large: abs(q . k) >= 1", FAILS,
              params=(Param("max_dim", "int", 64, 16, 512),), cost=0.25),
     )
