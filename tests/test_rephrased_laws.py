@@ -133,6 +133,10 @@ def test_diff_rephrase_marks_where_the_line_differs() -> None:
     assert made is not None
     assert made.text == "同时⟦_phrase1⟧原来的高低顺⟦_phrase2⟧。"
     assert made.absorbed["_phrase1"] == ("order",)
+    # a deleted word is read with its neighbour (nothing is printed in its place)
+    cut = words.diff_rephrase("模型在推理时保持参数⟦p⟧，缓存改变。",
+                              "模型在推理时参数⟦p⟧，缓存改变。", HOLE_RE)
+    assert cut is not None and cut.quoted == {"_phrase1": "时保持"}
     # a value hole that went away is a changed structure: no rephrasing
     assert words.diff_rephrase("只有均值为 ⟨m⟩ 时，二者才相等。", "无论均值是多少，二者都相等。",
                                HOLE_RE) is None

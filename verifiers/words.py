@@ -548,6 +548,13 @@ def diff_rephrase(quote: str, line: str, hole_re: re.Pattern[str]) -> Rephrased 
             i1, i2 = (i1 - 1, i1) if i1 > 0 else (i1, i1 + 1)
             if i2 > len(tokens) or tokens[i1][2].startswith(("\0⟨", "\0⟪")):
                 return None
+        elif tag == "delete":  # nothing printed in its place: take in a neighbour to read
+            if i1 > 0 and not tokens[i1 - 1][2].startswith("\0"):
+                i1 -= 1
+            elif i2 < len(tokens) and not tokens[i2][2].startswith("\0"):
+                i2 += 1
+            else:
+                return None
         if regions and i1 - regions[-1][1] <= MERGE_GAP and not any(
                 tokens[i][2] in _CLAUSE_STOP for i in range(regions[-1][1], i1)):
             regions[-1][1] = max(regions[-1][1], i2)
