@@ -56,15 +56,19 @@ HEDGE_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "small-softmax-derivative-stalls": ({}, clipped_gradient, ""),
 }
 
-HEDGE_FLIPS = [
+#: the slots these sentences' words add (specs_words.SAID), each flipped: test_laws_read
+#: checks that every SAID slot has a flip in its READ_FLIPS or here
+SAID_FLIPS = [
     ("step-raises-every-sample", {"means": "is"}),
     ("high-dim-dots-all-large", {"means": "is"}),
-    ("fixed-average-weights-constant", {"effect": "changes"}),
     ("attention-row-own-only", {"dep": "only"}),
     ("step-raises-every-sample", {"ensure": "ensures"}),
     ("residual-keeps-information", {"ensure": "ensures"}),
     ("small-softmax-derivative-stalls", {"can": "can"}),
+    ("bigram-context-blind", {"reach": "all"}),  # 前一个 -> 前面所有 (a rewritten phrase)
+    ("generation-keeps-parameters", {"update": "can"}),  # 不会因为本次生成而更新 -> 会
 ]
+HEDGE_FLIPS = [*SAID_FLIPS, ("fixed-average-weights-constant", {"effect": "changes"})]
 
 
 @pytest.mark.parametrize("name", sorted(HEDGE_MUTANTS))

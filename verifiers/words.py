@@ -340,6 +340,8 @@ def phrase_words(text: str) -> list[tuple[str, dict[str, str]]]:
     return [(text[a:b], m) for a, b, m in _scan(text) if m]
 
 
+#: punctuation a rewritten phrase may change freely (a symbol such as * or × is content)
+_PUNCTUATION = frozenset("，。、；：！？“”「」‘’（）,.;:!?\"'")
 #: characters that carry no content of their own in a phrase (particles, conjunctions)
 FUNCTION = frozenset("的了和与及在把被将对就也都还之于而是并且其它它会")
 
@@ -353,7 +355,8 @@ def content(text: str) -> str:
     rest = "".join(ch for ch, k in zip(text, keep, strict=True) if k)
     for mod in (*modifiers(), *negations()):
         rest = rest.replace(mod, "")
-    return "".join(ch for ch in rest if ch.isalnum() and ch not in FUNCTION)
+    return "".join(ch for ch in rest if not ch.isspace() and ch not in FUNCTION
+                   and ch not in _PUNCTUATION)  # a symbol (* or ×, i or j) is content
 
 
 def loose_negations(text: str) -> int:
@@ -378,6 +381,8 @@ def judgeable(quoted: str, printed: str) -> bool:
     the claim stays ``stale``, never a pass."""
     if loose_negations(quoted) != loose_negations(printed):
         return True  # a negation came or went: judged (unparsed when nothing reads it)
+    if not (phrase_words(quoted) or phrase_words(printed)):
+        return content(quoted) == content(printed)  # no law word either side: text only
     old_content = Counter(content(quoted))
     if not Counter(content(printed)) - old_content:
         return True
