@@ -35,7 +35,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         # the kinds' own claim rules, which the loader calls
         "verifiers.properties.params", "verifiers.properties.catalog",
         "verifiers.properties.specs_statements", "verifiers.properties.specs_words",
-        "verifiers.properties.specs_prose", "verifiers.properties.slots",
+        "verifiers.properties.specs_prose", "verifiers.properties.specs_hedges",
+        "verifiers.properties.slots",
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
         "verifiers.procedures.params",  # the parameter vocabulary: light, like .read
         "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",

@@ -23,6 +23,7 @@ import pytest
 import torch
 
 import tinygpt.model as tg_model
+from tests.test_laws_hedges import HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_MUTANTS
 from tests.test_laws_statements import STATEMENT_MUTANTS
 from tinygpt import KVCache, TinyGPT, attention, ffn, rope, softmax, top_k_filter, top_p_filter
@@ -296,6 +297,7 @@ MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
         {}, lambda E, WU: E @ WU + torch.eye(E.shape[0], dtype=F64), "has rank"),
 }
 MUTANTS.update(STATEMENT_MUTANTS)  # laws of law-stating sentences (issue 12 item 4)
+MUTANTS.update(HEDGE_MUTANTS)  # laws of sentences once waived as hedges
 MUTANTS.update(PROSE_MUTANTS)  # comparatives and scope words (issue 12, second pass)
 
 

@@ -35,7 +35,17 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.parsers.abstract import Display
-from verifiers.words import AUTO_PREFIX, normal, relax, word_ends
+from verifiers.words import (
+    AUTO_PREFIX,
+    PHRASE_PREFIX,
+    diff_rephrase,
+    judgeable,
+    normal,
+    phrase_ends,
+    relax,
+    rephrase,
+    word_ends,
+)
 
 _WS = r"\s"
 _NUM = f"(?:{NUMBER_PATTERN})"
@@ -105,6 +115,9 @@ class Match:
     # found only with the law words of its fixed text read (verifiers/words.py ``relax``):
     # auto hole -> (the word the quote has, the word the note prints there)
     fixed: dict[str, tuple[str, Printed]] = field(default_factory=dict)
+    # found only with a clause's law span read as a phrase (words.rephrase): the claim's word
+    # holes that phrase took in (each reads the phrase, in ``words``)
+    phrased: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -264,6 +277,8 @@ class _Search:
             if isinstance(part, HoleRef):
                 begin = _SPACE_RE.match(text, pos, limit).end()
                 ends = (self.formula_ends(i, begin) if part.formula
+                        else phrase_ends(text, begin, limit, i == len(parts) - 1)
+                        if part.word and part.name.startswith(PHRASE_PREFIX)
                         else word_ends(text, begin, limit) if part.word
                         else _hole_ends(text, begin, limit))
                 if (not ends and i in self.quote.coefficient
@@ -312,6 +327,15 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         if relaxed is not None:
             compiled = compile_quote(relaxed.text)
             found = _candidates(text, compiled, scopes, units)
+        if not found:  # a phrase may have been rewritten: read the clause (words.rephrase)
+            for rephrased in rephrase(quote, HOLE_RE):
+                again = compile_quote(rephrased.text)
+                hits = _candidates(text, again, scopes, units)
+                if len(hits) == 1 and _judgeable(text, again, hits, rephrased.quoted):
+                    relaxed, compiled, found = rephrased, again, hits
+                    break
+        if not found:  # or rewritten elsewhere in its line: read where it differs
+            found, compiled, relaxed = _by_diff(text, quote, scopes, units, compiled, relaxed)
         if not found:
             raise _not_found(text, quote, scopes, units)
         if len(found) > 1:
@@ -333,11 +357,38 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.word
     }
     fixed = {name: (relaxed.quoted[name], words.pop(name)) for name in list(words)
-             if relaxed is not None and name.startswith(AUTO_PREFIX)}
-    return Match(start, end, values, formulas, words, fixed)
+             if relaxed is not None and name.startswith((AUTO_PREFIX, PHRASE_PREFIX))}
+    absorbed = getattr(relaxed, "absorbed", {})
+    said = " ".join(fixed[name][1].text for name in absorbed)  # every rewritten phrase
+    for name, holes in absorbed.items():  # a word hole inside a rewritten phrase reads them
+        at = fixed[name][1]
+        words.update({hole: Printed(said, at.start, at.end, (), ()) for hole in holes})
+    phrased = frozenset(hole for holes in absorbed.values() for hole in holes)
+    return Match(start, end, values, formulas, words, fixed, phrased)
 
 
 _Found = dict[int, tuple[list[tuple[int, int]], int]]
+
+
+def _by_diff(text: str, quote: str, scopes: list[tuple[int, int]], units: dict[int, Display],
+             compiled: Quote, relaxed: object) -> tuple[_Found, Quote, object]:
+    """The quote found with the places it differs from its closest line as phrase holes
+    (verifiers/words.py ``diff_rephrase``), or nothing found."""
+    close = closest_line(text, quote, scopes)
+    rephrased = diff_rephrase(quote, close.line, HOLE_RE) if close is not None else None
+    if rephrased is not None:
+        again = compile_quote(rephrased.text)
+        hits = _candidates(text, again, scopes, units)
+        if len(hits) == 1 and _judgeable(text, again, hits, rephrased.quoted):
+            return hits, again, rephrased
+    return {}, compiled, relaxed
+
+
+def _judgeable(text: str, compiled: Quote, found: _Found, quoted: dict[str, str]) -> bool:
+    """Every rewritten phrase of the one match can be judged (verifiers/words.py)."""
+    (spans, _), = found.values()
+    return all(judgeable(HOLE_RE.sub(" ", quoted[ref.name]), text[a:b])
+               for ref, (a, b) in zip(compiled.refs, spans, strict=True) if ref.name in quoted)
 
 
 def _fewest_changed_words(text: str, found: _Found, compiled: Quote,

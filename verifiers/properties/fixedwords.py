@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from verifiers import words
+from verifiers.claimtext import HOLE_RE
 from verifiers.holes import Match, Printed
 from verifiers.notes import Note
 from verifiers.properties.params import Spec
@@ -44,13 +45,22 @@ class Change:
     rank: dict[str, int]  # class -> how many fixed words of that class come before it
 
 
-def changes(match: Match) -> tuple[list[Change], list[tuple[str, Printed]]]:
-    """The changed fixed words with a meaning, and those with none (quoted word, printed)."""
+def changes(match: Match, absorbed: frozenset[str] = frozenset()
+            ) -> tuple[list[Change], list[tuple[str, Printed]]]:
+    """The changed fixed words with a meaning, and those with none (quoted word, printed).
+    ``absorbed``: the classes of the claim's word holes a rewritten phrase took in (the
+    phrase is read for them in their slots, not here)."""
     changed: list[Change] = []
     unread: list[tuple[str, Printed]] = []
     seen: dict[str, int] = {}  # class -> fixed words of it so far (the quote's order)
-    for quoted, printed in match.fixed.values():
+    for name, (quoted, printed) in match.fixed.items():
+        if name.startswith(words.PHRASE_PREFIX):
+            _phrase(quoted, printed, absorbed, changed, unread)
+            continue
         old, new = words.meanings(quoted), words.meanings(printed.text)
+        if not new:  # the hole took in more than a word (前一个 -> 前面所有 token): read it
+            new = {c: next(iter(m)) for c, m in words.phrase_meanings(printed.text).items()
+                   if len(m) == 1}
         rank = {c: seen.get(c, 0) for c in old}
         for c in old:
             seen[c] = seen.get(c, 0) + 1
@@ -64,7 +74,42 @@ def changes(match: Match) -> tuple[list[Change], list[tuple[str, Printed]]]:
     return changed, unread
 
 
+def _phrase(quoted: str, printed: Printed, absorbed: frozenset[str], changed: list[Change],
+            unread: list[tuple[str, Printed]]) -> None:
+    """A rewritten phrase, read word by word against the span the claim quotes: a quoted law
+    word whose meaning the phrase still states is kept (a synonym, a reordering); one whose
+    class the phrase states with another meaning is a change; when no law word is kept or
+    changed and one is lost, the phrase cannot be read (``unparsed`` at it)."""
+    new = words.phrase_meanings(printed.text)
+    lost, diffs = False, {}
+    for _word, old in words.phrase_words(HOLE_RE.sub(" ", quoted)):
+        mine = {c: m for c, m in old.items() if c not in absorbed}
+        if not mine or any(m in new.get(c, ()) for c, m in mine.items()):
+            continue  # read by a slot, or still stated
+        shared = {c: (m, next(iter(new[c]))) for c, m in mine.items() if len(new.get(c, ())) == 1}
+        if shared:
+            diffs.update(shared)
+        else:
+            lost = True
+    plain = HOLE_RE.sub(" ", quoted)
+    lost = lost or words.loose_negations(plain) != words.loose_negations(printed.text)
+    if diffs:
+        changed.append(Change(quoted, printed, diffs, {c: 0 for c in diffs}))
+    elif lost:
+        unread.append((quoted, printed))
+
+
+def _said(text: str) -> str:
+    """The law words a phrase states, for a message: "仅由 (exclusive: only)"."""
+    found = words.phrase_words(HOLE_RE.sub(" ", text))
+    return "; ".join(f"{w} ({', '.join(f'{c}: {m}' for c, m in ms.items())})"
+                     for w, ms in found) or "no word of the vocabulary"
+
+
 def unparsed(name: str, quoted: str, printed: Printed, note: Note, why: str) -> ValueVerdict:
+    if not words.meanings(quoted):  # a rewritten phrase: say what each side's words state
+        why = (f"{why}; the quoted words state {_said(quoted)}, the note's state "
+               f"{_said(printed.text)}")
     return ValueVerdict(
         name=name, printed=printed.text, expected=f"a reading of {quoted!r}", status=UNPARSED,
         start=note.position(printed.start), end=note.position(printed.end),
@@ -94,7 +139,8 @@ def apply(spec: Spec, read: list[Word], match: Match
           ) -> tuple[list[Word], list[tuple[Change | None, str, Printed]]]:
     """The claim's words with the changed fixed words applied to the law's slots, and the
     fixed words the law cannot read ((change or None, quoted, printed))."""
-    changed, unread = changes(match)
+    absorbed = frozenset(p.vocab for p in spec.slots if p.name in match.phrased)
+    changed, unread = changes(match, absorbed)
     out = list(read)
     failed: list[tuple[Change | None, str, Printed]] = [(None, q, p) for q, p in unread]
     holed = frozenset(w.slot for w in read)  # the slots the claim's own word holes read
@@ -104,6 +150,10 @@ def apply(spec: Spec, read: list[Word], match: Match
             failed.append((c, c.quoted, c.printed))
             continue
         out = [w for w in out if w.slot != word.slot] + [word]
+    judged = any(w.flipped for w in out) or len(changed) > len(
+        [f for f in failed if f[0] is not None])
+    if judged:  # a phrase judged as another law: a law word lost beside it says no more
+        failed = [f for f in failed if not (f[0] is None and not words.meanings(f[1]))]
     return out, failed
 
 

@@ -159,6 +159,8 @@ SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
     "exclusive": ("only", "also"),
     "growth": ("sqrt", "linear", "constant"),
     "token": ("input", "target"),
+    "reach": ("previous", "all"),
+    "layout": ("same", "transpose"),
 }
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,

@@ -175,7 +175,7 @@ def check_property(claim: Claim, match: Match, note: Note) -> ValueVerdict:
         name=name, printed=quoted, expected="", status=ERROR,
         start=note.position(match.start), end=note.position(match.end), suggestion=None,
     )
-    read = read_words(claim, spec, match.words)
+    read = read_words(claim, spec, match.words, match.phrased)
     unknown = next((w for w in read if w.meaning is None), None)
     if unknown is not None:
         value.status, value.printed = UNPARSED, unknown.text

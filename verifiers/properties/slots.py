@@ -52,14 +52,21 @@ def slot_problems(claim: Claim, spec: Spec) -> list[str]:
     return problems
 
 
-def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any]) -> list[Word]:
-    """Each word hole's text (``found``: hole name -> Printed) read in its slot's class."""
+def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any],
+               phrased: frozenset[str] = frozenset()) -> list[Word]:
+    """Each word hole's text (``found``: hole name -> Printed) read in its slot's class; a
+    hole in ``phrased`` reads a rewritten phrase, in which one meaning of its class is its
+    word (none, or two that disagree: no word of the class)."""
     out = []
     for param in spec.slots:
         printed = found.get(param.name)
         if printed is None:
             continue
-        meaning = words.meaning(param.vocab, printed.text)
+        if param.name in phrased:
+            stated = words.phrase_meanings(printed.text).get(param.vocab, set())
+            meaning = next(iter(stated)) if len(stated) == 1 else None
+        else:
+            meaning = words.meaning(param.vocab, printed.text)
         if meaning is not None and meaning not in param.choices:
             meaning = None  # the class knows it, the law cannot state it
         out.append(Word(param.name, param.vocab, printed.text, printed.start, printed.end,

@@ -119,7 +119,14 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "qk-tied-symmetric-psd": (_w("matrix", "matrix", "psd"),),
     "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
     "projection-rows-independent": (_w("dep", "dependence", "only"),),
-    "bigram-context-blind": (_w("dep", "dependence", "only"),),
+    "generation-keeps-parameters": (_w("update", "possible", "cannot"),),
+    "attention-row-own-only": (_w("dep", "dependence", "also"),),
+    "step-raises-every-sample": (_w("means", "truth", "isnot"),
+                                 _w("ensure", "guarantee", "not")),
+    "residual-keeps-information": (_w("ensure", "guarantee", "not"),),
+    "small-softmax-derivative-stalls": (_w("can", "possible", "cannot"),),
+    "high-dim-dots-all-large": (_w("means", "truth", "isnot"),),
+    "bigram-context-blind": (_w("dep", "dependence", "only"), _w("reach", "reach", "previous")),
 }
 
 
