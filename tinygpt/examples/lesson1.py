@@ -515,6 +515,19 @@ def _localise(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: 
     return None, sizes
 
 
+def _culprits(program: str, trace: Any, refs: list[dict[str, np.ndarray]], ids: list[int],
+              localised: Any) -> list:
+    """The code line behind a departure seen further on (:mod:`verifiers.programs.culprit`)."""
+    from verifiers.programs.culprit import pair_order, setup_ids, step_sizes
+
+    found = [step_sizes(trace.events, refs, {"E": "∂L/∂E", "W_U": "∂L/∂W_U"})]
+    if localised is not None:
+        found += [setup_ids(trace.events, ids, int(refs[0]["W_U"].shape[1])),
+                  pair_order(program, trace.events, ids)]
+    return [_finding(program, c.line, "discrepancy", "program", c.message)
+            for c in found if c is not None and not (localised and localised.line == c.line)]
+
+
 def _reads(program: str, line: int, trace: Any, first_line: int) -> str:
     """The set-up lines that bound the id vectors ``line`` reads (not judged by value there)."""
     try:
@@ -624,6 +637,7 @@ def _analyse(program: str, first_line: int) -> _Analysis:
     localised, sizes = (None, {})
     if ref is not None:
         localised, sizes = _localise(program, trace, refs, ids, first_line)
+        findings += _culprits(program, trace, refs, ids, localised)
     if localised is not None:
         findings.append(localised)
     if trace.error:

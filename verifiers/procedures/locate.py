@@ -197,8 +197,8 @@ def _pattern(prefix: str, bodies: list[_Body], heads: list[str],
             out.append(f"{_WS}*" + _literal(heads[k - 1]))
         for j, part in enumerate(body.parts):
             if isinstance(part, HoleRef):
-                if part.name.startswith("_"):
-                    out.append(f"{_WS}*" + _REST)
+                if part.name.startswith("_"):  # atomic: a run of skipped lines cannot
+                    out.append(f"(?>{_WS}*{_REST})")  # backtrack into 2^n ways to fail
                 elif _param(part):
                     final = k == last and not any(isinstance(p, str) and p.strip()
                                                   for p in body.parts[j + 1:])
