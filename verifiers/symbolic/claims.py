@@ -129,16 +129,37 @@ def declared_names(claim: Claim) -> dict[str, Any]:
     return {n: sympy.Symbol(n, real=True) for n in found if plain.fullmatch(n)}
 
 
+#: What :func:`_parse` made of each input in this process: the tree, or the message of its
+#: _Unparsed. A claim reads its sides several times (the chain, the definitions it uses, a
+#: restatement's comparison) and claims share formulas; reading and the round trip are pure.
+_PARSED: dict[tuple[Any, ...], tuple[bool, Any]] = {}
+
+
 def _parse(text: str, functions: tuple[str, ...] = (), matrices: frozenset[str] = frozenset()
            ) -> Any:
     names = {n: s for n, s in (_NAMES.get() or {}).items() if n not in functions}
+    key = (text, tuple(sorted(names.items())), tuple(functions), frozenset(matrices))
+    done = _PARSED.get(key)
+    if done is None:
+        done = _read(text, names, functions, matrices)
+        if remaining() != 0.0:  # an expired deadline may have cut the round trip: not kept
+            _PARSED[key] = done
+    ok, value = done
+    if not ok:
+        raise _Unparsed(value)
+    return value
+
+
+def _read(text: str, names: dict[str, Any], functions: tuple[str, ...],
+          matrices: frozenset[str]) -> tuple[bool, Any]:
+    """``(True, tree)`` or ``(False, why it is unreadable)``."""
     try:
         expr = parse_latex(text, names, functions=functions, matrices=matrices)
     except LatexError as err:
-        raise _Unparsed(f"cannot read {text!r}: {err}") from None
+        return False, f"cannot read {text!r}: {err}"
     if not round_trip_ok(text, expr, names, functions=functions, matrices=matrices):
-        raise _Unparsed(f"{text!r} does not read back as written (parsed as {expr})")
-    return expr
+        return False, f"{text!r} does not read back as written (parsed as {expr})"
+    return True, expr
 
 
 def _parse_part(text: str, subs: Definitions) -> Any:

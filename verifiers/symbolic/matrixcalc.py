@@ -29,6 +29,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import can_bound, deadline
+from verifiers.symbolic import ratzero
 
 __all__ = ["EntryDefinition", "MatrixError", "MatrixInstance", "ShapeError", "compare",
            "compare_entries", "names_to_read"]
@@ -144,7 +145,7 @@ class MatrixInstance:
                 loss = sum((given[i, j] * through[i, j] for i in range(up.rows)
                             for j in range(up.cols)), sympy.Integer(0))
                 leaf = self._leaves[name] if name in self.sizes else self._intermediate_leaf(name)
-                grad = leaf.applyfunc(lambda x: primed(sympy.diff(loss, x)))
+                grad = leaf.applyfunc(_derivatives_of(loss))
                 if name not in self.sizes:  # evaluated where the intermediate has its value
                     value = self.value(name)
                     grad = grad.xreplace({leaf[k]: value[k] for k in range(len(leaf))})
@@ -459,6 +460,26 @@ class MatrixInstance:
         return scalar if product is None else product * scalar
 
 
+def _derivatives_of(loss: Any) -> Any:
+    """``x -> primed(diff(loss, x))`` for the leaves of one gradient, the same trees made
+    cheaper: SymPy differentiates a sum term by term (``Add._eval_derivative``), then asks
+    whether the whole result is zero and walks it once more, for each leaf. Here each term
+    is differentiated only by the leaves it holds (its free symbols, computed once), and
+    the terms' derivatives are added as SymPy adds them."""
+    terms = loss.args if isinstance(loss, sympy.Add) else None
+    if terms is None:
+        return lambda x: primed(sympy.diff(loss, x))
+    frees = [t.free_symbols for t in terms]
+
+    def derivative(x: Any) -> Any:
+        if not isinstance(x, sympy.Symbol):
+            return primed(sympy.diff(loss, x))
+        return primed(sympy.Add(*[t.diff(x) for t, free in zip(terms, frees, strict=True)
+                                  if x in free]))
+
+    return derivative
+
+
 def _row_softmax(m: sympy.Matrix) -> sympy.Matrix:
     """Softmax of each row (the attention weights of the scores of one position)."""
     out = sympy.zeros(*m.shape)
@@ -581,6 +602,8 @@ def _rational_zero(diff: Any) -> bool:
 
 
 def _exp_rational_zero(diff: Any) -> bool:
+    if ratzero.zero(diff):  # the common case, decided on sparse polynomials
+        return True
     if not diff.has(sympy.exp):  # a polynomial is settled by expanding it
         expanded = sympy.expand(diff)
         if expanded == 0:
