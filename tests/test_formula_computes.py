@@ -1,0 +1,140 @@
+"""Formula holes read by arithmetic, model and property claims (``computes:``, issue 12 item 2).
+
+A worked line that prints a formula and numbers (``L = - \\ln (0.3)``) is read whole: the
+formula hole's sides are evaluated on the claim's values and compared with what the claim
+computes (:mod:`verifiers.formulas.inline`). Each converted claim keeps its verdict on the
+notes as they are, and an edit of its formula (a sign flip, a dropped factor or root, a
+swapped name) is a ``discrepancy`` at the formula's line, where it used to be ``stale``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verifiers.formulas.inline import Computes, _check_hole
+from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
+
+ROOT = Path(__file__).resolve().parent.parent
+CLAIMS = ROOT / "claims"
+AAT = "architecture-and-training.txt"
+L1 = "lesson1-text-to-distribution.txt"
+MBM = "matrix-by-matrix.txt"
+
+
+# ---------------------------------------------------------------- the reading, alone
+
+def _statuses(text: str, target: object, names: dict[str, object]) -> list[tuple[str, str]]:
+    def verdict(name: str, status: str, expected: str, message: str) -> ValueVerdict:
+        return ValueVerdict(name, text, expected, status, (1, 1), (1, 2), message)
+
+    spec = Computes(value=(None, 0))
+    return [(v.status, v.message) for v in _check_hole("F", text, spec, target, names, verdict)]
+
+
+def test_a_side_equal_to_the_value_verifies() -> None:
+    import mpmath
+
+    assert _statuses(r"L = - \ln (0.3)", -mpmath.log(mpmath.mpf("0.3")), {})[0][0] == VERIFIED
+
+
+def test_a_sign_flip_is_a_discrepancy() -> None:
+    import mpmath
+
+    (status, message), = _statuses(r"L = \ln (0.3)", -mpmath.log(mpmath.mpf("0.3")), {})
+    assert status == DISCREPANCY and "-1.20397" in message
+
+
+def test_a_dropped_root_is_a_discrepancy() -> None:
+    (status, _), = _statuses(r"d_{k}", 8, {"d_{k}": 64})
+    assert status == DISCREPANCY
+    assert _statuses(r"\sqrt{d_{k}}", 8, {"d_{k}": 64})[0][0] == VERIFIED
+
+
+def test_printed_numbers_allow_their_rounding_only() -> None:
+    # 0.33 printed for 1/3: within half a unit of its last digit; 0.35 is not
+    assert _statuses(r"x = 3 \times 0.33", 1, {})[0][0] == VERIFIED
+    assert _statuses(r"x = 3 \times 0.35", 1, {})[0][0] == DISCREPANCY
+
+
+def test_a_name_left_unbound_is_unparsed_never_a_pass() -> None:
+    # the first side, one name, is the name being computed; elsewhere a free name is unread
+    (status, message), = _statuses(r"L = - \ln (p)", 1, {})
+    assert status == UNPARSED and "p not bound" in message
+    assert _statuses(r"- L = \ln (0.3)", 1, {})[0][0] == UNPARSED
+
+
+def test_vectors_are_checked_entry_by_entry() -> None:
+    import mpmath
+
+    ps = [mpmath.mpf("0.5"), mpmath.mpf("0.25")]
+    ls = [-mpmath.log(p) for p in ps]
+    assert _statuses(r"- \ln p", ls, {"p": ps})[0][0] == VERIFIED
+    (status, message), = _statuses(r"\ln p", ls, {"p": ps})
+    assert status == DISCREPANCY and message.startswith("entry 0")
+
+
+def test_unreadable_text_is_unparsed() -> None:
+    assert _statuses(r"\frac{1}{", 1, {})[0][0] == UNPARSED
+
+
+# ---------------------------------------------------------------- the schema
+
+def test_computes_must_name_a_formula_hole(tmp_path: Path) -> None:
+    from verifiers.schema import load_claim_file
+
+    path = tmp_path / "c.yaml"
+    path.write_text("note: n.txt\nclaims:\n  - id: c\n    text: x = ⟪F⟫\n"
+                    "    computes: {G: 1}\n", encoding="utf-8")
+    problems = load_claim_file(path, "c.yaml", {"n.txt"}).claims[0].problems
+    messages = " ".join(p.message for p in problems)
+    assert "not a formula hole" in messages and "computes: entry (F)" in messages
+
+
+def test_computes_reads_only_known_names(tmp_path: Path) -> None:
+    from verifiers.schema import load_claim_file
+
+    path = tmp_path / "c.yaml"
+    path.write_text("note: n.txt\nclaims:\n  - id: c\n    text: x = ⟪F⟫\n"
+                    "    computes: {F: {value: 2 * y, names: {x: 1}}}\n", encoding="utf-8")
+    problems = load_claim_file(path, "c.yaml", {"n.txt"}).claims[0].problems
+    assert any("unknown name 'y'" in p.message for p in problems)
+
+
+# ---------------------------------------------------------------- the converted claims
+
+def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> tuple:
+    """The claim's verdict on the notes as they are, then with the one edit."""
+    from verifiers.run import run
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for p in (ROOT / "notes").iterdir():
+        notes.joinpath(p.name).write_bytes(p.read_bytes())
+    note = notes / name
+    text = note.read_text(encoding="utf-8")
+    assert text.count(find) == 1, find
+    (clean,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
+    note.write_text(text.replace(find, replace), encoding="utf-8")
+    (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
+    return clean, edited
+
+
+#: (claim, find, replace, line of the formula, note): one planted formula error per claim.
+EDITS = [
+    ("aat-10-2-loss", r"L = - \ln (0.3)", r"L = \ln (0.3)", 1839, AAT),
+    ("aat-11-1-neg-log-table", r"损失 $- \ln p$", r"损失 $\ln p$", 2051, AAT),
+]
+
+
+@pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
+                         ids=[f"{e[0]}-{i}" for i, e in enumerate(EDITS)])
+def test_an_edited_formula_is_a_discrepancy_at_its_line(tmp_path: Path, cid: str, find: str,
+                                                        replace: str, line: int,
+                                                        name: str) -> None:
+    clean, edited = _verdicts(tmp_path, cid, name, find, replace)
+    assert clean.status in ("verified", "known"), clean.message
+    assert edited.status in ("discrepancy", "unparsed"), edited.message
+    assert any(v.status in ("discrepancy", "unparsed") and v.start[0] == line
+               for v in edited.values), [(v.name, v.status, v.start) for v in edited.values]
