@@ -123,8 +123,18 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> t
 
 #: (claim, find, replace, line of the formula, note): one planted formula error per claim.
 EDITS = [
-    ("aat-10-2-loss", r"L = - \ln (0.3)", r"L = \ln (0.3)", 1839, AAT),
+    ("aat-10-2-loss", "对于这个位置：\n\nL = - \\ln (0.3)", "对于这个位置：\n\nL = \\ln (0.3)", 1839,
+     AAT),
     ("aat-11-1-neg-log-table", r"损失 $- \ln p$", r"损失 $\ln p$", 2051, AAT),
+    ("aat-3-2-example-shares", "a_{1} + a_{2} + a_{3} = 1", "a_{1} + a_{2} + a_{2} = 1", 258, AAT),
+    ("aat-4-1-heads", r"\frac{d_{model}}{8} = 64", r"\frac{d_{model}}{4} = 64", 425, AAT),
+    ("aat-4-6-scaled-sd", r"但除以 $\sqrt{d_{k}}$ 之后", r"但除以 $d_{k}$ 之后", 694, AAT),
+    ("aat-11-4-update-matrix", r"- η \frac{\partial L}{\partial W_{Q}} = [",
+     r"η \frac{\partial L}{\partial W_{Q}} = [", 2214, AAT),
+    ("aat-11-4-update-matrix", r"\frac{\partial L}{\partial W_{Q}} = [\begin{matrix} 0.3",
+     r"\frac{\partial L}{\partial W_{K}} = [\begin{matrix} 0.3", 2208, AAT),
+    ("l1-4-matmul-flops", r"共 $n\cdot d\cdot m$ 次乘加", r"共 $n\cdot m$ 次乘加", 125, L1),
+    ("mbm-3-2-variance-normalised", "除以 √d_k 后：", "除以 d_k 后：", 218, MBM),
 ]
 
 

@@ -174,6 +174,7 @@ def _check_hole(hole: str, text: str, spec: Computes, target: Any, names: Mappin
 
 def _entries(target: Any, names: Mapping[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
     """(value, bindings) per entry: a vector value (or bound vector) is checked entrywise."""
+    target, names = _flat(target), {k: _flat(v) for k, v in names.items()}
     values = {"value": target, **names}
     lengths = {len(v) for v in values.values() if isinstance(v, (list, tuple))}
     if not lengths:
@@ -225,6 +226,13 @@ def _unbound(expr: Any) -> set[str]:
     names = {str(s) for s in expr.free_symbols}
     names |= {str(f.func) for f in expr.atoms(AppliedUndef)}
     return names
+
+
+def _flat(value: Any) -> Any:
+    """A matrix as its entries, row by row (a vector or a number as it is)."""
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple)):
+        return [x for row in value for x in row]
+    return value
 
 
 def _number(value: Any) -> Any:
