@@ -123,8 +123,8 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> t
 
 #: (claim, find, replace, line of the formula, note): one planted formula error per claim.
 EDITS = [
-    ("aat-10-2-loss", "对于这个位置：\n\nL = - \\ln (0.3)", "对于这个位置：\n\nL = \\ln (0.3)", 1839,
-     AAT),
+    ("aat-10-2-loss", "对于这个位置：\n\nL = - \\ln (0.3)", "对于这个位置：\n\nL = \\ln (0.3)",
+     1839, AAT),
     ("aat-11-1-neg-log-table", r"损失 $- \ln p$", r"损失 $\ln p$", 2051, AAT),
     ("aat-3-2-example-shares", "a_{1} + a_{2} + a_{3} = 1", "a_{1} + a_{2} + a_{2} = 1", 258, AAT),
     ("aat-4-1-heads", r"\frac{d_{model}}{8} = 64", r"\frac{d_{model}}{4} = 64", 425, AAT),
@@ -135,6 +135,18 @@ EDITS = [
      r"\frac{\partial L}{\partial W_{K}} = [\begin{matrix} 0.3", 2208, AAT),
     ("l1-4-matmul-flops", r"共 $n\cdot d\cdot m$ 次乘加", r"共 $n\cdot m$ 次乘加", 125, L1),
     ("mbm-3-2-variance-normalised", "除以 √d_k 后：", "除以 d_k 后：", 218, MBM),
+    ("aat-13-5-logits-probs-loss", r"L = - \ln p_{C} \approx", r"L = \ln p_{C} \approx", 2637, AAT),
+    ("aat-13-5-logits-probs-loss", "ℓ = h U = (a, 1 + c, - a)", "ℓ = h U = (a, 1 + c, a)", 2625,
+     AAT),
+    ("aat-13-8-score-gradients", "= a c (1.260945 - 0.581626)", "= a (1.260945 - 0.581626)", 2679,
+     AAT),
+    ("aat-13-9-query-gradient", "s_{1} = q_{2} k_{1} = q_{2}", "s_{1} = q_{2} k_{2} = q_{2}", 2689,
+     AAT),
+    ("aat-13-9-query-gradient", r"\frac{\partial L}{\partial q_{2}} = 0.133562",
+     r"\frac{\partial L}{\partial k_{2}} = 0.133562", 2693, AAT),
+    ("aat-13-9-query-gradient", r"$q_{2} = 0 \times W_{Q, 1} + 1 \times w = w$",
+     r"$q_{2} = 1 \times W_{Q, 1} + 0 \times w = w$", 2695, AAT),
+    ("aat-13-10-u-gradient", "h_{2} (p_{C} - 1) \\approx", "h_{2} (1 - p_{C}) \\approx", 2709, AAT),
 ]
 
 

@@ -157,7 +157,7 @@ def _check_hole(hole: str, text: str, spec: Computes, target: Any, names: Mappin
             result = None
             for entry, (want, bound) in enumerate(rows):  # the first entry that fails
                 subs = {keys[key]: _sympy(v) for key, v in bound.items()}
-                result = _side(side, spec, subs, want, first=k == 0)
+                result = _side(side, spec, subs, want, k == 0, (entry, len(rows)))
                 if result is not None and result[0] != VERIFIED:
                     if len(rows) > 1:
                         result = (result[0], result[1], f"entry {entry}: {result[2]}")
@@ -189,9 +189,10 @@ def _entries(target: Any, names: Mapping[str, Any]) -> list[tuple[Any, dict[str,
     return [(at(target, i), {k: at(v, i) for k, v in names.items()}) for i in range(n)]
 
 
-def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: bool
-          ) -> tuple[str, str, str] | None:
-    """(status, expected, message) for one side; None for the name being computed."""
+def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: bool,
+          entry: tuple[int, int] = (0, 1)) -> tuple[str, str, str] | None:
+    """(status, expected, message) for one side; None for the name being computed. A tuple
+    side ``(a, 1 + c, - a)`` of a vector value gives entry ``entry[0]`` of ``entry[1]``."""
     try:
         expr = parse_latex(side, functions=spec.functions)
         check_size(expr)
@@ -200,6 +201,11 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
     if not round_trip_ok(side, expr, functions=spec.functions):
         return UNPARSED, "?", f"{side!r} does not read back as written (read as {expr})"
     value = expr.xreplace(subs)
+    if isinstance(value, sympy.Tuple):
+        if len(value) != entry[1]:
+            return DISCREPANCY, "?", (f"{side!r} has {len(value)} entries, the claim computes "
+                                      f"{entry[1]}")
+        value = value[entry[0]]
     left = _unbound(value)
     if left:
         if first and expr not in subs and _is_name(expr):
@@ -210,7 +216,8 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
         got = _evaluate(value)
     except (TypeError, ValueError, ArithmeticError) as err:
         return UNPARSED, "?", f"{side!r} has no value: {err}"
-    tol = _tolerance(side, expr, subs, want)
+    tol = _tolerance(side, expr, subs, want) if not isinstance(expr, sympy.Tuple) else (
+        REL_SLACK * max(abs(want), mpmath.mpf(1)))
     shown = mpmath.nstr(want, 8)
     if abs(got - want) <= tol:
         return VERIFIED, shown, f"{side!r} = {mpmath.nstr(got, 8)}, as computed"
