@@ -141,7 +141,7 @@ def _check_hole(hole: str, text: str, spec: Computes, target: Any, names: Mappin
         return [verdict(hole, UNPARSED, "?", f"the values it computes: {err}")]
     try:
         chains = split_chains(text)
-        keys = {k: parse_latex(k, functions=spec.functions) for k in names}
+        keys = {k: parse_latex(k, _plain(names), functions=spec.functions) for k in names}
     except LatexError as err:
         return [verdict(hole, UNPARSED, "?", f"cannot read {text!r}: {err}")]
     out: list[ValueVerdict] = []
@@ -193,14 +193,15 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
           entry: tuple[int, int] = (0, 1)) -> tuple[str, str, str] | None:
     """(status, expected, message) for one side; None for the name being computed. A tuple
     side ``(a, 1 + c, - a)`` of a vector value gives entry ``entry[0]`` of ``entry[1]``."""
+    symbols = _plain({str(k): k for k in subs if isinstance(k, sympy.Symbol)})
     try:
-        expr = parse_latex(side, functions=spec.functions)
+        expr = parse_latex(side, symbols, functions=spec.functions)
         check_size(expr)
     except LatexError as err:
         return UNPARSED, "?", f"cannot read {side!r}: {err}"
-    if not round_trip_ok(side, expr, functions=spec.functions):
+    if not round_trip_ok(side, expr, symbols, functions=spec.functions):
         return UNPARSED, "?", f"{side!r} does not read back as written (read as {expr})"
-    value = expr.xreplace(subs)
+    value = _substitute(expr, subs)
     if isinstance(value, sympy.Tuple):
         if len(value) != entry[1]:
             return DISCREPANCY, "?", (f"{side!r} has {len(value)} entries, the claim computes "
@@ -208,8 +209,9 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
         value = value[entry[0]]
     left = _unbound(value)
     if left:
-        if first and expr not in subs and _is_name(expr):
-            return None
+        if first and expr not in subs and _is_name(expr) and not any(
+                _is_name(k) and not isinstance(k, sympy.Symbol) for k in subs):
+            return None  # the name being computed (a bound derivative/call must match)
         return UNPARSED, "?", (f"{side!r}: {', '.join(sorted(left))} not bound (computes: "
                                "names)")
     try:
@@ -223,6 +225,22 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
         return VERIFIED, shown, f"{side!r} = {mpmath.nstr(got, 8)}, as computed"
     return DISCREPANCY, shown, (f"{side!r} = {mpmath.nstr(got, 8)}, but the claim computes "
                                 f"{shown}")
+
+
+def _plain(names: Mapping[str, Any]) -> dict[str, Any]:
+    """Multi-letter plain names bound by the claim (``pos``, ``d_model``): read whole where
+    the note writes them so (LaTeX would read ``d_{m} o d e l``)."""
+    return {k: sympy.Symbol(k, real=True) for k in names
+            if re.fullmatch(r"[A-Za-z]{2,}(?:_[A-Za-z]+)?|[A-Za-z]_[A-Za-z]{2,}", k)}
+
+
+def _substitute(expr: Any, subs: dict[Any, Any]) -> Any:
+    """``subs`` in ``expr``; an entry ``q_{r}`` of a sum (``q[r]``) takes the value bound to
+    its name ``q`` (the same for every r)."""
+    by_name = {str(k): v for k, v in subs.items() if isinstance(k, sympy.Symbol)}
+    entries = {a: by_name[str(a.base.label)] for a in expr.atoms(sympy.Indexed)
+               if str(a.base.label) in by_name}
+    return expr.xreplace(entries).xreplace(subs)
 
 
 def _is_name(expr: Any) -> bool:
@@ -278,8 +296,9 @@ def _tolerance(side: str, expr: Any, subs: dict[Any, Any], want: Any) -> Any:
         if half is None:
             continue
         try:
-            up = _evaluate(expr.xreplace({f: sympy.Float(f + _sympy(half), 40)}).xreplace(subs))
-            base = _evaluate(expr.xreplace(subs))
+            up = _evaluate(_substitute(expr.xreplace({f: sympy.Float(f + _sympy(half), 40)}),
+                                       subs))
+            base = _evaluate(_substitute(expr, subs))
         except (TypeError, ValueError, ArithmeticError):
             continue
         tol += abs(up - base) * mpmath.mpf("1.01")
