@@ -163,7 +163,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-cov-4-9-delta",
     "aat-cov-8-2-future-weight",
     "aat-cov-8-6-allowed-set",
-    "aat-s-11-3-at-0-3",
     "aat-s-15-3-output-positions",
     "aat-s-15-5-layernorm-backward",
     "aat-s-a-6-3-entries",
@@ -183,7 +182,6 @@ BASELINE: frozenset[str] = frozenset({
     "mbm-6-6-output-projection",
     "mbm-m-5-4-single-head",
     "mbm-quiz-1-answer",
-    "mbm-s-3-2-variance-normalised",
 })
 
 

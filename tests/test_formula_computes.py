@@ -161,6 +161,16 @@ EDITS = [
      "│ PE(pos, 2i+1) = sin(pos / 10000^(2i/d)) │", 772, MBM),
     ("mbm-card-pe", "│ PE(pos, 2i+1) = cos(pos / 10000^(2i/d)) │",
      "│ PE(pos, 2i) = cos(pos / 10000^(2i/d)) │", 772, MBM),
+    ("aat-s-11-3-at-0-3", r"\frac{d L}{d w} = 0.3 - 1 = - 0.7",
+     r"\frac{d L}{d w} = 1 - 0.3 = - 0.7",
+     2144, AAT),
+    ("aat-s-11-3-at-0-3", r"\frac{d L}{d w} = 0.3 - 1 = - 0.7",
+     r"\frac{d L}{d p} = 0.3 - 1 = - 0.7",
+     2144, AAT),
+    # a symbolic claim whose frame now holds the printed divisor (verifiers/formulas/frames.py):
+    # the step is reported at the framed value, the next line (mbm-3-2-variance-normalised
+    # fails at the divisor's own line 218)
+    ("mbm-s-3-2-variance-normalised", "除以 √d_k 后：", "除以 d_k 后：", 219, MBM),
     ("aat-13-10-u-gradient", "h_{2} (p_{C} - 1) \\approx", "h_{2} (1 - p_{C}) \\approx", 2709, AAT),
 ]
 
