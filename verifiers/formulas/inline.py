@@ -39,7 +39,7 @@ from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
 
 __all__ = ["Computes", "bind", "check", "parse"]
 
-SPEC_KEYS = ("value", "names", "functions")
+SPEC_KEYS = ("value", "names", "functions", "matrices", "shapes")
 REL_SLACK = mpmath.mpf("1e-9")
 _RELATIONS = ("=", "\\approx")
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.(\d+))?")
@@ -53,6 +53,8 @@ class Computes:
     names: dict[str, tuple[Any, int]] = field(default_factory=dict)  # note LaTeX -> expression
     functions: tuple[str, ...] = ()
     line: int = 0
+    matrices: tuple[str, ...] = ()  # names read as matrices: products keep their order
+    shapes: bool = False  # names are bound to shapes [rows, cols], the value is a shape
 
 
 def parse(node: Any, formulas: list[str], parse_expr: Callable[[Any], Any],
@@ -90,6 +92,17 @@ def parse(node: Any, formulas: list[str], parse_expr: Callable[[Any], Any],
                         isinstance(f.value, str) for f in funcs.value):
                     raise ValueError("'functions' is a list of names")
                 item.functions = tuple(f.value for f in funcs.value)
+            mats = fields.get("matrices")
+            if mats is not None:
+                if not isinstance(mats.value, list) or not all(
+                        isinstance(f.value, str) for f in mats.value):
+                    raise ValueError("'matrices' is a list of names")
+                item.matrices = tuple(f.value for f in mats.value)
+            shapes = fields.get("shapes")
+            if shapes is not None:
+                if not isinstance(shapes.value, bool) or not item.matrices:
+                    raise ValueError("'shapes' is true or false, with 'matrices'")
+                item.shapes = shapes.value
         except LatexError as err:
             problem(spec.line, spec.col, f"computes: {hole}: a name the reader cannot read: "
                     f"{err}")
@@ -129,7 +142,12 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
                                 status=status, start=note.position(printed.start),
                                 end=note.position(printed.end), message=f"{name}: {message}")
 
-        values.extend(_check_hole(hole, printed.text, spec, target, names, verdict))
+        if spec.matrices:
+            from verifiers.formulas.inline_matrix import check_matrix_hole
+
+            values.extend(check_matrix_hole(hole, printed.text, spec, target, names, verdict))
+        else:
+            values.extend(_check_hole(hole, printed.text, spec, target, names, verdict))
     return values
 
 
