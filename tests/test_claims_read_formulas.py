@@ -157,9 +157,7 @@ def _report(items: dict[str, tuple[str, str, list[tuple[str, str]]]]) -> str:
 BASELINE: frozenset[str] = frozenset({
     "aat-15-8-example",
     "aat-15-8-learned-matching",
-    "aat-4-1-tokens-vs-dk",
     "aat-4-6-dims",
-    "aat-6-1-scores-shape",
     "aat-cov-4-9-delta",
     "aat-cov-8-2-future-weight",
     "aat-cov-8-6-allowed-set",
@@ -173,15 +171,12 @@ BASELINE: frozenset[str] = frozenset({
     "mbm-1-4-pe-formula",
     "mbm-12-total-loss",
     "mbm-2-2-weights",
-    "mbm-2-6-summary",
     "mbm-3-1-score-row0",
     "mbm-3-1-score-shapes",
     "mbm-4-2-softmax-row0",
     "mbm-6-3-head-params",
     "mbm-6-5-concat",
-    "mbm-6-6-output-projection",
     "mbm-m-5-4-single-head",
-    "mbm-quiz-1-answer",
 })
 
 

@@ -171,6 +171,15 @@ EDITS = [
     # the step is reported at the framed value, the next line (mbm-3-2-variance-normalised
     # fails at the divisor's own line 218)
     ("mbm-s-3-2-variance-normalised", "除以 √d_k 后：", "除以 d_k 后：", 219, MBM),
+    # matrices and shapes (verifiers/formulas/inline_matrix.py)
+    ("aat-4-1-tokens-vs-dk", "最终 $Q K^{T}$ 的大小", "最终 $Q K$ 的大小", 435, AAT),
+    ("aat-6-1-scores-shape", "Q K^{T} \\in R^{5 \\times 5}", "Q^{T} K \\in R^{5 \\times 5}", 1081,
+     AAT),
+    ("mbm-2-6-summary", "├─→ X_input · W_q = Q (3 × 3)", "├─→ X_input · W_k = Q (3 × 3)", 165, MBM),
+    ("mbm-2-6-summary", "└─→ X_input · W_v = V (3 × 3)", "└─→ W_v · X_input = V (3 × 3)", 167, MBM),
+    ("mbm-6-6-output-projection", "MultiHead_output = Z_concat · W_o",
+     "MultiHead_output = W_o · Z_concat", 379, MBM),
+    ("mbm-quiz-1-answer", "Q = x · W_q\n", "Q = x · W_k\n", 792, MBM),
     ("aat-13-10-u-gradient", "h_{2} (p_{C} - 1) \\approx", "h_{2} (1 - p_{C}) \\approx", 2709, AAT),
 ]
 
