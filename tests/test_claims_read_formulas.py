@@ -170,13 +170,10 @@ BASELINE: frozenset[str] = frozenset({
     "l1-s-7-c-dx-de",
     "mbm-1-4-pe-formula",
     "mbm-12-total-loss",
-    "mbm-2-2-weights",
     "mbm-3-1-score-row0",
     "mbm-3-1-score-shapes",
     "mbm-4-2-softmax-row0",
-    "mbm-6-3-head-params",
     "mbm-6-5-concat",
-    "mbm-m-5-4-single-head",
 })
 
 

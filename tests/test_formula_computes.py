@@ -180,6 +180,14 @@ EDITS = [
     ("mbm-6-6-output-projection", "MultiHead_output = Z_concat · W_o",
      "MultiHead_output = W_o · Z_concat", 379, MBM),
     ("mbm-quiz-1-answer", "Q = x · W_q\n", "Q = x · W_k\n", 792, MBM),
+    ("mbm-2-2-weights", "设定 d_k = d_v = 3", "设定 d_k = d_q = 3", 98, MBM),
+    ("mbm-6-3-head-params", "总参数量不变：d_model × d_k × num_heads",
+     "总参数量不变：d_model × d_k", 319, MBM),
+    ("mbm-6-3-head-params", "与单头 d_model × d_k = 4×4", "与单头 d_model × num_heads = 4×4", 320,
+     MBM),
+    ("mbm-m-5-4-single-head", "│ Q · K^T (3×3) │", "│ K · Q^T (3×3) │", 289, MBM),
+    ("mbm-m-5-4-single-head", "│ ÷ √d_k (3×3) │", "│ ÷ d_k (3×3) │", 291, MBM),
+    ("mbm-m-5-4-single-head", "│ A · V (3×3) ──→", "│ V · A (3×3) ──→", 295, MBM),
     ("aat-13-10-u-gradient", "h_{2} (p_{C} - 1) \\approx", "h_{2} (1 - p_{C}) \\approx", 2709, AAT),
 ]
 

@@ -211,9 +211,10 @@ def _show(x: Any) -> str:
     if isinstance(x, tuple):
         return f"{x[1]}×{x[2]}"
     if isinstance(x, sympy.MatrixBase):
-        return "[" + ", ".join("[" + ", ".join(mpmath.nstr(float(v), 6) for v in x.row(i)) + "]"
-                               for i in range(x.shape[0])) + "]"
+        rows = (", ".join(mpmath.nstr(mpmath.mpf(float(v)), 6) for v in x.row(i))
+                for i in range(x.shape[0]))
+        return "[" + ", ".join(f"[{r}]" for r in rows) + "]"
     try:
-        return mpmath.nstr(float(x), 8)
+        return mpmath.nstr(mpmath.mpf(float(x)), 8)
     except TypeError:
         return str(x)
