@@ -4,7 +4,8 @@ A claim's quote is matched against the note character by character, so formula t
 literal part of a quote (outside a hole) is never checked: an edit of it makes the claim
 ``stale`` (or goes unseen when no claim reads that formula) instead of failing a step. This
 test reads every claim under ``claims/`` and fails when the literal parts of a quote hold
-formula text; the formula belongs in a formula hole ``⟪F⟫`` that a symbolic claim reads.
+formula text; the formula belongs in a formula hole ``⟪F⟫`` that a symbolic claim reads, or
+that an arithmetic, model or property claim reads with ``computes:`` (formulas/inline.py).
 
 The detector (``formula_text``), applied to each literal part of a quote (the text between
 holes; a hole is never inspected), reports a **formula** when one of these occurs:
@@ -194,7 +195,7 @@ PROPERTY_BASELINE = frozenset({
 def test_claims_read_formulas_not_quote_them() -> None:
     bad = {k: v for k, v in _violations().items() if v[0] != "property" and k not in BASELINE}
     assert not bad, ("claims quote formula text outside a hole (use a formula hole ⟪F⟫ read "
-                     "by a symbolic claim):\n" + _report(bad))
+                     "by a symbolic claim, or by computes:):\n" + _report(bad))
 
 
 def test_baseline_only_shrinks() -> None:
