@@ -79,6 +79,39 @@ def test_unreadable_text_is_unparsed() -> None:
     assert _statuses(r"\frac{1}{", 1, {})[0][0] == UNPARSED
 
 
+def _matrix(text: str, target: object, names: dict[str, object], matrices: tuple[str, ...],
+            shapes: bool = False) -> list[tuple[str, str]]:
+    from verifiers.formulas.inline_matrix import check_matrix_hole
+
+    def verdict(name: str, status: str, expected: str, message: str) -> ValueVerdict:
+        return ValueVerdict(name, text, expected, status, (1, 1), (1, 2), message)
+
+    spec = Computes(value=(None, 0), matrices=matrices, shapes=shapes)
+    return [(v.status, v.message) for v in check_matrix_hole("F", text, spec, target, names,
+                                                             verdict)]
+
+
+def test_matrix_products_keep_their_order() -> None:
+    x, w = [[1, 2], [0, 1]], [[1, 0], [3, 1]]
+    q = [[7, 2], [3, 1]]  # x · w
+    assert [s for s, _ in _matrix("X · W = Q", q, {"X": x, "W": w, "Q": q}, ("X", "W", "Q"))] \
+        == [VERIFIED, VERIFIED]
+    assert _matrix("W · X", q, {"X": x, "W": w}, ("X", "W"))[0][0] == DISCREPANCY
+    assert _matrix("X · W^T", q, {"X": x, "W": w}, ("X", "W"))[0][0] == DISCREPANCY
+
+
+def test_shapes_that_do_not_fit_are_a_discrepancy() -> None:
+    names = {"Q": [10, 64], "K": [10, 64]}
+    assert _matrix("Q K^{T}", [10, 10], names, ("Q", "K"), shapes=True)[0][0] == VERIFIED
+    (status, message), = _matrix("Q K", [10, 10], names, ("Q", "K"), shapes=True)
+    assert status == DISCREPANCY and "10×64 matrix times a 10×64" in message
+    assert _matrix("Q^{T} K", [10, 10], names, ("Q", "K"), shapes=True)[0][0] == DISCREPANCY
+
+
+def test_an_unbound_matrix_is_unparsed() -> None:
+    assert _matrix("X · V", [[1]], {"X": [[1]]}, ("X", "V"))[0][0] == UNPARSED
+
+
 # ---------------------------------------------------------------- the schema
 
 def test_computes_must_name_a_formula_hole(tmp_path: Path) -> None:
