@@ -582,7 +582,7 @@ class _FileValidator:
 
     def computes(self, claim: Claim, node: Node) -> None:
         """Formula holes of a non-symbolic claim, each read by a ``computes:`` entry."""
-        from verifiers.formulas.inline import parse as parse_computes
+        from verifiers.formulas.inline_spec import parse as parse_computes
 
         spec = node.value.get("computes")
         if spec is not None and claim.kind in ("symbolic", "given", "procedure"):

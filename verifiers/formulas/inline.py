@@ -27,106 +27,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
+from verifiers.formulas.inline_spec import Computes
 from verifiers.latex import LatexError, check_size, parse_latex, round_trip_ok, split_chains
 from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
 
-__all__ = ["Computes", "bind", "check", "parse"]
+__all__ = ["Computes", "check"]
 
-SPEC_KEYS = ("value", "names", "functions", "matrices", "shapes")
 REL_SLACK = mpmath.mpf("1e-9")
 _RELATIONS = ("=", "\\approx")
 _NUMERAL = re.compile(r"(?<![\w.])\d+(?:\.(\d+))?")
-
-
-@dataclass
-class Computes:
-    """One formula hole of a non-symbolic claim and what its sides must equal."""
-
-    value: tuple[Any, int]  # (expression tree, YAML line)
-    names: dict[str, tuple[Any, int]] = field(default_factory=dict)  # note LaTeX -> expression
-    functions: tuple[str, ...] = ()
-    line: int = 0
-    matrices: tuple[str, ...] = ()  # names read as matrices: products keep their order
-    shapes: bool = False  # names are bound to shapes [rows, cols], the value is a shape
-
-
-def parse(node: Any, formulas: list[str], parse_expr: Callable[[Any], Any],
-          problem: Callable[[int, int, str], None]) -> dict[str, Computes]:
-    """``computes:`` of a claim: ``{F: expr}`` or ``{F: {value, names, functions}}``."""
-    out: dict[str, Computes] = {}
-    if node is None:
-        return out
-    if not isinstance(node.value, dict):
-        problem(node.line, node.col, "'computes' must be a mapping: formula hole -> value")
-        return out
-    for hole, spec in node.value.items():
-        line, col = node.keys[hole]
-        if hole not in formulas:
-            problem(line, col, f"computes: {hole}: not a formula hole ⟪{hole}⟫ of the text")
-            continue
-        fields = spec.value if isinstance(spec.value, dict) else {"value": spec}
-        unknown = sorted(set(fields) - set(SPEC_KEYS))
-        if unknown or "value" not in fields:
-            problem(spec.line, spec.col, f"computes: {hole}: give 'value' (and optionally "
-                    f"'names', 'functions'); unknown: {', '.join(unknown) or 'none'}")
-            continue
-        try:
-            item = Computes(_expression(fields["value"], parse_expr), line=line)
-            names = fields.get("names")
-            if names is not None:
-                if not isinstance(names.value, dict):
-                    raise ValueError("'names' maps the note's symbols (LaTeX) to expressions")
-                for key, value in names.value.items():
-                    parse_latex(key)  # a key the reader cannot read binds nothing: say so now
-                    item.names[key] = _expression(value, parse_expr)
-            funcs = fields.get("functions")
-            if funcs is not None:
-                if not isinstance(funcs.value, list) or not all(
-                        isinstance(f.value, str) for f in funcs.value):
-                    raise ValueError("'functions' is a list of names")
-                item.functions = tuple(f.value for f in funcs.value)
-            mats = fields.get("matrices")
-            if mats is not None:
-                if not isinstance(mats.value, list) or not all(
-                        isinstance(f.value, str) for f in mats.value):
-                    raise ValueError("'matrices' is a list of names")
-                item.matrices = tuple(f.value for f in mats.value)
-            shapes = fields.get("shapes")
-            if shapes is not None:
-                if not isinstance(shapes.value, bool) or not item.matrices:
-                    raise ValueError("'shapes' is true or false, with 'matrices'")
-                item.shapes = shapes.value
-        except LatexError as err:
-            problem(spec.line, spec.col, f"computes: {hole}: a name the reader cannot read: "
-                    f"{err}")
-            continue
-        except ValueError as err:  # ExprError is a ValueError too
-            problem(spec.line, spec.col, f"computes: {hole}: {getattr(err, 'message', err)}")
-            continue
-        out[hole] = item
-    return out
-
-
-def _expression(node: Any, parse_expr: Callable[[Any], Any]) -> tuple[Any, int]:
-    if isinstance(node.value, (bool, dict, list)) or node.value is None:
-        raise ValueError("expected an expression")
-    return parse_expr(node), node.line
-
-
-def bind(claim: Any, evaluate: Callable[[tuple[Any, int]], Any]) -> dict[str, Any]:
-    """The values every ``computes:`` spec needs, evaluated in the claim's scope (the
-    engine's exact values); an expression that fails raises as any check would."""
-    out: dict[str, Any] = {}
-    for hole, spec in claim.computes.items():
-        out[hole] = (evaluate(spec.value), {k: evaluate(v) for k, v in spec.names.items()})
-    return out
 
 
 def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[ValueVerdict]:
