@@ -107,7 +107,8 @@ def test_arithmetic_run_imports_neither_torch_nor_sympy(tmp_path) -> None:
         import sys
         from pathlib import Path
         from verifiers.run import run
-        result = run(Path({str(root / "notes")!r}), Path({str(tmp_path / "claims")!r}))
+        result = run(Path({str(root / "notes")!r}), Path({str(tmp_path / "claims")!r}),
+                     select=lambda c: not c.computes)  # formula holes: the LaTeX reader, SymPy
         assert len(result.verdicts) > 100 and all(v.passed for v in result.verdicts)
         heavy = sorted(m for m in ("torch", "sympy", "numpy") if m in sys.modules)
         print(",".join(heavy))

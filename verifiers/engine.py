@@ -105,6 +105,7 @@ class Evaluation:
     scopes: dict[str, Any] = field(default_factory=dict)  # one per mode: model runs once
     on_route: dict[tuple[str, str], Any] = field(default_factory=dict)  # (name, route) -> value
     spent: float = 0.0  # seconds spent evaluating, counted against the claim's budget
+    computed: dict[str, Any] = field(default_factory=dict)  # computes: hole -> bound values
 
 
 def to_point(x: Fraction) -> mpmath.mpf:
@@ -280,6 +281,10 @@ class Engine:
             if failure.where is None and err.at is not None:  # a candidate of an ambiguous
                 failure.where = err.at  # quote, or where matching stopped
             raise failure from None
+        if claim.computes:  # the values its formula holes are read with (formulas/inline.py)
+            from verifiers.formulas.inline_spec import bind
+
+            ev.computed = bind(claim, lambda e: _evaluate(e, self._scope(ev, POINT), POINT))
         if claim.kind in ("symbolic", "property", "procedure"):
             return  # values: the relations of its formulas / the law's search, in _verdict
         for name, (tree, line) in claim.check.items():
@@ -511,6 +516,16 @@ class Engine:
             from verifiers.procedures.check import check_claim as check_procedure
 
             verdict.values.extend(check_procedure(claim, match, note))
+        if claim.computes:  # read here, not when only a value is used: the reader is SymPy
+            from verifiers.formulas.inline import check as check_computes
+
+            try:
+                with self.budget.claim(ev.spent):
+                    verdict.values.extend(check_computes(claim, match, note, ev.computed))
+            except BudgetExceeded as err:
+                verdict.status, verdict.message = ERROR, err.message
+                verdict.depends_on_time, verdict.values = True, []
+                return verdict
         if match.fixed and claim.kind != "property":  # a changed law word no law reads
             from verifiers.properties.fixedwords import unread_verdicts
 

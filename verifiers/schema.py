@@ -44,6 +44,7 @@ CLAIM_KEYS = (
     "parts",  # kind: symbolic (verifiers/formulas/parts.py)
     "frame",  # kind: symbolic (verifiers/formulas/frames.py)
     "trace",  # kind: procedure (verifiers/procedures)
+    "computes",  # formula holes of other kinds (verifiers/formulas/inline.py)
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
@@ -191,6 +192,7 @@ class Claim:
     trace: Any = None  # kind: procedure: which tinygpt run its steps follow (plain data)
     hidden: dict[str, Hidden] = field(default_factory=dict)  # where-names rounded, unprinted
     states: dict[str, Any] = field(default_factory=dict)  # word hole -> printed_data.Statement
+    computes: dict[str, Any] = field(default_factory=dict)  # formula hole -> inline.Computes
 
     def constants_read(self) -> list[Constant]:
         """The file constants this claim's expressions read (through its functions too)."""
@@ -534,6 +536,7 @@ class _FileValidator:
         self.model_run(claim, node.value.get("run"))
         self.code_block(claim, node.value.get("code"))
         self.iteration(claim, node.value.get("iterate"))
+        self.computes(claim, node)
         self.symbolic(claim, node)
         self.property_claim(claim, node)
         from verifiers.procedures.validate import procedure_problems
@@ -564,8 +567,6 @@ class _FileValidator:
         if any(mark in stray for mark in "⟨⟩⟪⟫⟦⟧"):
             self.problem(node.line, node.col, "malformed hole: write ⟨name⟩, ⟨name[i]⟩ or "
                          "⟨name[i,j]⟩", claim)
-        if claim.formulas and claim.kind != "symbolic":
-            self.problem(node.line, node.col, "formula holes ⟪name⟫ need kind: symbolic", claim)
         names: dict[str, set[tuple[int, ...]]] = {}
         for ref in claim.holes:
             names.setdefault(ref.name, set()).add(ref.index)
@@ -578,6 +579,25 @@ class _FileValidator:
                 self.problem(node.line, node.col,
                              f"hole {name!r} mixes rows ⟨{name}[i]⟩ and elements "
                              f"⟨{name}[i,j]⟩", claim)
+
+    def computes(self, claim: Claim, node: Node) -> None:
+        """Formula holes of a non-symbolic claim, each read by a ``computes:`` entry."""
+        from verifiers.formulas.inline_spec import parse as parse_computes
+
+        spec = node.value.get("computes")
+        if spec is not None and claim.kind in ("symbolic", "given", "procedure"):
+            self.problem(spec.line, spec.col, f"'computes' is for arithmetic, model and "
+                         f"property claims (a {claim.kind} claim)", claim)
+        elif spec is not None:
+            claim.computes = parse_computes(
+                spec, claim.formulas,
+                lambda v: ex.parse(_expression_text(v), claim.user_functions),
+                lambda line, col, msg: self.problem(line, col, msg, claim))
+        unread = [f for f in claim.formulas if f not in claim.computes]
+        if unread and claim.kind != "symbolic":
+            text = node.value.get("text", node)
+            self.problem(text.line, text.col, "formula holes ⟪name⟫ need kind: symbolic, or a "
+                         f"computes: entry ({', '.join(unread)})", claim)
 
     def mapping(self, claim: Claim, node: Node | None, what: str) -> dict[str, Node]:
         if node is None:
@@ -1013,6 +1033,8 @@ class _FileValidator:
         defined = bound | set(claim.constants)
         run_inputs = claim.run.inputs if claim.run else {}
         expressions = [*claim.where.items(), *claim.check.items(), *run_inputs.items()]
+        for hole, spec in claim.computes.items():  # formulas/inline.py
+            expressions += [(f"computes.{hole}", e) for e in (spec.value, *spec.names.values())]
         if claim.iterate:
             expressions += [*claim.iterate.state.items(), *claim.iterate.step.items()]
         for name, (tree, line) in expressions:

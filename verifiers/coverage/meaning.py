@@ -78,6 +78,7 @@ def claim_checks(claim: Claim) -> bool:
         return False
     return bool(claim.check) or bool(getattr(claim, "states", None)) \
         or claim.kind in ("symbolic", "property", "procedure") \
+        or bool(getattr(claim, "computes", None)) \
         or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 
