@@ -266,3 +266,20 @@ def test_sampled_points_agree_exactly_or_by_evaluation_and_a_planted_error_still
     assert status == "failed" and "differ by" in why and "x=" in why and "y=" in why
     status, why = compare_entries(trig, sympy.Matrix([[sympy.Rational(101, 100)]]))  # planted
     assert status == "failed" and "differ by -0.0100000" in why
+
+
+def test_an_entry_without_a_value_at_the_sample_points_is_no_evidence():
+    """A difference holding an atom the sample point cannot give a value (an unreplaced
+    derivative of an undefined function) used to count as agreement ("numeric", a pass)
+    however wrong the entry; it is undecided now, and the step is not verified."""
+    import sympy
+
+    from verifiers.symbolic import matrixcalc
+
+    z1, z2, g = sympy.symbols("z1 z2 g", real=True)
+    sigma = sympy.Function("sigma")
+    loss = g * sigma(z1 * z2) + sympy.exp(z1) / (sympy.exp(z1) + sympy.exp(z2))
+    wrong = 3 * sympy.diff(loss, z1)  # raw Derivative/Subs atoms, and a wrong factor
+    status, detail = matrixcalc.compare_entries(matrixcalc.primed(sympy.diff(loss, z1)), wrong)
+    assert status == matrixcalc.UNDECIDED and "no value at a sample point" in detail
+    assert not matrixcalc.compare(matrixcalc.primed(sympy.diff(loss, z1)), wrong)[0]

@@ -67,6 +67,7 @@ from verifiers.symbolic.matrixcalc import (
     NUMERIC,
     PROVED,
     TIMEOUT,
+    UNDECIDED,
     EntryDefinition,
     MatrixError,
     MatrixInstance,
@@ -947,8 +948,8 @@ def _check_matrix_chain(claim: Claim, note: Note, printed: Any, label: str, side
             values.append(_value(note, printed, f"{label}.step{k}", text, VERIFIED,
                                  EXPECTED["numeric"], f"step {k}: the entries agree at a "
                                  f"40-digit sample point ({sizes}); SymPy did not prove it"))
-        elif status == TIMEOUT:
-            values.append(_value(note, printed, f"{label}.step{k}", text, ERROR, "timeout",
+        elif status in (TIMEOUT, UNDECIDED):
+            values.append(_value(note, printed, f"{label}.step{k}", text, ERROR, status,
                                  f"step {k} ({text}): {detail} ({sizes})"))
         else:
             values.append(_value(note, printed, f"{label}.step{k}", text, DISCREPANCY, "failed",

@@ -518,7 +518,7 @@ def compare(lhs: Any, rhs: Any) -> tuple[bool, str]:
     return status in (PROVED, NUMERIC), detail
 
 
-PROVED, NUMERIC, FAILED, TIMEOUT = "proved", "numeric", "failed", "timeout"
+PROVED, NUMERIC, FAILED, TIMEOUT, UNDECIDED = "proved", "numeric", "failed", "timeout", "undecided"
 
 
 def compare_entries(lhs: Any, rhs: Any, seconds: float | None = None) -> tuple[str, str]:
@@ -549,6 +549,8 @@ def compare_entries(lhs: Any, rhs: Any, seconds: float | None = None) -> tuple[s
                                 else f"{where}: the sides differ{point}")
             if status == TIMEOUT:
                 return TIMEOUT, f"{where}: SymPy was cut off after {seconds} s"
+            if status == UNDECIDED:
+                return UNDECIDED, f"{where}: neither proved nor evaluated{point}"
             if status == NUMERIC:
                 worst = NUMERIC
     return worst, ""
@@ -569,7 +571,9 @@ def _entry_zero(diff: Any, seconds: float | None) -> tuple[str, str]:
         value = diff.xreplace({k: v for k, v in point.items() if isinstance(k, AppliedUndef)})
         value = value.evalf(40, subs={k: v for k, v in point.items()
                                       if not isinstance(k, AppliedUndef)})
-        if value.is_number and abs(value) > sympy.Float("1e-25"):
+        if not value.is_number:  # an atom the point does not give a value: no evidence
+            return UNDECIDED, f" (no value at a sample point: {sympy.N(value, 6)})"
+        if abs(value) > sympy.Float("1e-25"):
             shown = [f"{k}={v}" for k, v in sorted(point.items(), key=lambda kv: str(kv[0]))]
             more = f", … ({len(shown) - 6} more)" if len(shown) > 6 else ""
             at = f" at {', '.join(shown[:6])}{more}" if shown else ""
