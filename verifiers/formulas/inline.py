@@ -35,6 +35,7 @@ from sympy.core.function import AppliedUndef
 
 from verifiers.formulas.inline_spec import Computes
 from verifiers.latex import LatexError, check_size, parse_latex, round_trip_ok, split_chains
+from verifiers.numbers import parse_printed
 from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
 
 __all__ = ["Computes", "check"]
@@ -221,20 +222,22 @@ def _tolerance(side: str, expr: Any, subs: dict[Any, Any], want: Any) -> Any:
     tol = REL_SLACK * max(abs(want), mpmath.mpf(1))
     units: dict[Any, Any] = {}
     for m in _NUMERAL.finditer(side):
-        decimals = len(m.group(1) or "")
-        if decimals:
-            units[sympy.Float(m.group(0), 40)] = mpmath.mpf(10) ** -decimals / 2
+        if m.group(1):  # a decimal: rounded at its last digit (an integer is exact)
+            half = parse_printed(m.group(0)).half_unit
+            units[sympy.Float(m.group(0), 40)] = mpmath.mpf(half.numerator) / half.denominator
     if not units:
         return tol
-    floats = [f for f in expr.atoms(sympy.Float)]
-    for f in floats:
+    try:
+        base = _evaluate(_substitute(expr, subs))
+    except (TypeError, ValueError, ArithmeticError):
+        return tol
+    for f in expr.atoms(sympy.Float):
         half = next((u for v, u in units.items() if abs(float(v) - float(f)) < 1e-12), None)
         if half is None:
             continue
         try:
             up = _evaluate(_substitute(expr.xreplace({f: sympy.Float(f + _sympy(half), 40)}),
                                        subs))
-            base = _evaluate(_substitute(expr, subs))
         except (TypeError, ValueError, ArithmeticError):
             continue
         tol += abs(up - base) * mpmath.mpf("1.01")

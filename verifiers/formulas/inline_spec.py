@@ -56,18 +56,8 @@ def parse(node: Any, formulas: list[str], read_expr: Callable[[Any], Any],
                     raise ValueError("'names' maps the note's symbols (LaTeX) to expressions")
                 for key, value in names.value.items():
                     item.names[key] = _expression(value, read_expr)
-            funcs = fields.get("functions")
-            if funcs is not None:
-                if not isinstance(funcs.value, list) or not all(
-                        isinstance(f.value, str) for f in funcs.value):
-                    raise ValueError("'functions' is a list of names")
-                item.functions = tuple(f.value for f in funcs.value)
-            mats = fields.get("matrices")
-            if mats is not None:
-                if not isinstance(mats.value, list) or not all(
-                        isinstance(f.value, str) for f in mats.value):
-                    raise ValueError("'matrices' is a list of names")
-                item.matrices = tuple(f.value for f in mats.value)
+            item.functions = _name_list(fields, "functions")
+            item.matrices = _name_list(fields, "matrices")
             shapes = fields.get("shapes")
             if shapes is not None:
                 if not isinstance(shapes.value, bool) or not item.matrices:
@@ -93,3 +83,13 @@ def bind(claim: Any, evaluate: Callable[[tuple[Any, int]], Any]) -> dict[str, An
     for hole, spec in claim.computes.items():
         out[hole] = (evaluate(spec.value), {k: evaluate(v) for k, v in spec.names.items()})
     return out
+
+
+def _name_list(fields: dict, key: str) -> tuple[str, ...]:
+    """``functions:`` / ``matrices:``: a list of names (none given: empty)."""
+    node = fields.get(key)
+    if node is None:
+        return ()
+    if not isinstance(node.value, list) or not all(isinstance(f.value, str) for f in node.value):
+        raise ValueError(f"'{key}' is a list of names")
+    return tuple(f.value for f in node.value)
