@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,19 @@ def infer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str,
     assert main(["scaffold", "n.txt", "--infer"]) == 0
     path = root / INFERRED
     return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def assert_edit_flagged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+                        note: str, old: str, new: str, line: int) -> None:
+    """Infer the claims of the clean ``note``, then edit ``old`` → ``new``: the check fails
+    with a discrepancy on ``line``."""
+    infer(tmp_path, monkeypatch, note)
+    assert note.count(old) == 1
+    (tmp_path / "notes" / "n.txt").write_text(note.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
+               for ln in out.splitlines()), out
 
 
 def checks_of(text: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_infer import INFERRED, infer
+from tests.test_infer import INFERRED, assert_edit_flagged, infer
 from verifiers.cli import main
 
 NOTE = """第 1 章
@@ -55,13 +55,7 @@ def test_the_clean_note_verifies_with_every_new_pattern(tmp_path, monkeypatch, c
     ("最大的概率是 0.8638", "最大的概率是 0.8368", 23),  # a list's element restated
 ])
 def test_an_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
-    infer(tmp_path, monkeypatch, NOTE)
-    assert NOTE.count(old) == 1
-    (tmp_path / "notes" / "n.txt").write_text(NOTE.replace(old, new), encoding="utf-8")
-    assert main(["check", "--no-cache", "-j", "1"]) == 1
-    out = capsys.readouterr().out
-    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
-               for ln in out.splitlines()), out
+    assert_edit_flagged(tmp_path, monkeypatch, capsys, NOTE, old, new, line)
 
 
 def test_a_wrong_superscript_power_is_pinned_for_review(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_infer import INFERRED, infer
+from tests.test_infer import INFERRED, assert_edit_flagged, infer
 from verifiers.cli import main
 
 NOTE = """第 1 章
@@ -38,13 +38,7 @@ def test_the_clean_note_verifies_and_the_repeat_is_a_copy(tmp_path, monkeypatch,
     ("= 2 + 2 + 0 + 0 = 4", "= 2 + 1 + 0 + 0 = 3", 11),  # a term of a dot product
 ])
 def test_an_edit_is_flagged_at_its_line(tmp_path, monkeypatch, capsys, old, new, line):
-    infer(tmp_path, monkeypatch, NOTE)
-    assert NOTE.count(old) == 1
-    (tmp_path / "notes" / "n.txt").write_text(NOTE.replace(old, new), encoding="utf-8")
-    assert main(["check", "--no-cache", "-j", "1"]) == 1
-    out = capsys.readouterr().out
-    assert any(ln.startswith(f"notes/n.txt:{line}:") and ": discrepancy: " in ln
-               for ln in out.splitlines()), out
+    assert_edit_flagged(tmp_path, monkeypatch, capsys, NOTE, old, new, line)
 
 
 def test_a_number_the_claim_does_not_read_is_not_in_its_quote(tmp_path, monkeypatch, capsys):
