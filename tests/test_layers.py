@@ -40,7 +40,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
         "verifiers.procedures.params",  # the parameter vocabulary: light, like .read
         "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",
-        "verifiers.formulas.frames",  # frame: a claim rule (re only); symclaims fills it
+        "verifiers.formulas.frames",  # frame: a claim rule (re only); symbolic.claims fills it
         "verifiers.formulas.inline_spec",  # computes: a claim's entry (formulas.inline checks)
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
     )),

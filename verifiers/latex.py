@@ -662,7 +662,7 @@ class _Parser:
             self.advance()
             return self.node(self.build(sympy.exp, self.script_arg(), col=tok.col))
         base = self.atom()
-        while self.at_op("'"):  # (e^x)', u'v: a prime, read as prime(..); see symclaims
+        while self.at_op("'"):  # (e^x)', u'v: a prime, read as prime(..); see symbolic.claims
             self.advance()
             base = self.node(sympy.Function("prime")(base))
         if self.at_op("^"):

@@ -48,8 +48,8 @@ CLAIM_KEYS = (
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
-#: The most SymPy time per step a symbolic claim may ask for (symclaims.MAX_STEP_SECONDS;
-#: a claim's steps together also stay within symclaims.CLAIM_SECONDS).
+#: The most SymPy time per step a symbolic claim may ask for (its MAX_STEP_SECONDS in
+#: verifiers.symbolic.claims; a claim's steps together also stay within CLAIM_SECONDS).
 MAX_STEP_SECONDS = 20
 SYMBOLIC_KEYS = ("assume", "define", "timeout", "functions", "matrices", "upstream", "restate",
                  "printing", "reference", "parts", "frame")

@@ -19,7 +19,7 @@ the claim spans over it (:data:`ORDER`):
   (:attr:`Strengths.orphans`);
 * ``restated`` -- a symbolic step checked through the claim's ``restate:``. A restatement
   covers the note's literals only when the note's text is a formula (no words): then the
-  restatement is compared with it side by side (``symclaims.restatement_differs``). Over
+  restatement is compared with it side by side (``symbolic.claims.restatement_differs``). Over
   words it is not the note's own formula and covers nothing;
 * ``given`` -- an input hole, a ``kind: given`` hole that a checking claim uses, a
   ``define:`` of a symbolic claim, a program's literals, a value whose check reads its own
