@@ -24,6 +24,7 @@ from benchmarks.planted.survey import (
     Survey,
     _key,
     classify,
+    from_sources,
     load_corpus,
     survey,
     table,
@@ -57,6 +58,21 @@ def test_edit_is_well_formed(edit: Edit):
         assert text.count(edit.find) > 1, "line: only where find occurs more than once"
     edited, lines = edit.apply(text)  # raises CorpusError unless it resolves to one place
     assert edited != text and lines
+
+
+def test_from_sources_selects_one_round():
+    """`--source fresh5-*` runs one held-out round alone: the fifth round's 48 edits, 6 per
+    kind; a glob that matches no corpus file is an error before anything runs."""
+    from benchmarks.planted.__main__ import main
+
+    fresh5 = from_sources(load_corpus(), ["fresh5-*"])
+    assert Counter(e.kind for e in fresh5) == dict.fromkeys(KINDS, 6)
+    assert all(e.held_out and e.source == f"fresh5-{e.kind}.yaml" for e in fresh5)
+    both = from_sources(load_corpus(), ["fresh5-*", "fresh4-*"])
+    assert len(both) == len(fresh5) + len(from_sources(load_corpus(), ["fresh4-*"])) > 48
+    assert from_sources(load_corpus(), ["fresh5"]) == []  # a glob matches the whole name
+    with pytest.raises(SystemExit):
+        main(["--source", "no-such-round-*"])
 
 
 def test_apply_reports_the_edited_lines():

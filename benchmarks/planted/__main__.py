@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from benchmarks.planted.survey import KINDS, as_json, load_corpus, survey, table
+from benchmarks.planted.survey import KINDS, as_json, from_sources, load_corpus, survey, table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new-notes", action="store_true",
                         help="only the edits of new notes checked by inferred claims "
                              "(files with notes: and claims: inferred)")
+    parser.add_argument("--source", action="append", metavar="GLOB",
+                        help="only edits of the corpus files matching GLOB, e.g. 'fresh5-*' "
+                             "(repeatable)")
     parser.add_argument("--json", metavar="FILE", help="also write the outcomes as JSON")
     parser.add_argument("--progress", action="store_true", help="one line per edit on stderr")
     args = parser.parse_args(argv)
@@ -31,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
         edits = [e for e in edits if e.held_out and not e.inferred]
     if args.new_notes:
         edits = [e for e in edits if e.inferred]
+    if args.source:
+        edits = from_sources(edits, args.source)
+        if not edits:
+            parser.error(f"no edit in a corpus file matching {', '.join(args.source)}")
     if args.id:
         unknown = set(args.id) - {e.id for e in edits}
         if unknown:

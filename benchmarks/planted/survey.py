@@ -35,6 +35,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,6 +120,12 @@ def load_corpus(folder: Path = CORPUS) -> list[Edit]:
             edits.append(Edit(**{f: entry[f] for f in FIELDS}, line=line, source=path.name,
                               held_out=held_out, notes_dir=notes_dir, inferred=inferred))
     return edits
+
+
+def from_sources(edits: list[Edit], patterns: list[str]) -> list[Edit]:
+    """The edits of the corpus files whose name matches a glob (``fresh5-*``), so one held-out
+    round can be run on its own, first run and reruns alike, without listing its ids."""
+    return [e for e in edits if any(fnmatchcase(e.source, p) for p in patterns)]
 
 
 def _notes_source(name: str, data: dict) -> tuple[str, bool]:
