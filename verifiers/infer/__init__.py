@@ -7,7 +7,8 @@ Pipeline, one module per step:
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
   :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
-  :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs` -- the pattern
+  :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`, :mod:`.instances` --
+  the pattern
   families, each proposing :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -35,6 +36,7 @@ from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
+from verifiers.infer.instances import instance_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
@@ -121,6 +123,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates = merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
+    # a formula read on its worked instance (computes:): its own claim, never merged
+    candidates += instance_candidates(note.text, tokens, uncovered_outside)
     existing = {c.id for c in result.claims}
     stem = Path(note_name).stem
     taken: set[int] = set()  # values a kept claim already checks

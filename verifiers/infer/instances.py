@@ -1,0 +1,176 @@
+"""Pattern family: a formula followed by a worked instance of it, ``f(x) = …`` then ``f(2) = 7.39``.
+
+A new note defines a function and evaluates it a few lines later::
+
+    The growth curve is $g(t) = 3 e^{t/2} + 1$ ...
+    At the second step, $g(2) = 9.15$.
+
+    θ_i = 10000^{-i/4} ... θ_1 = 0.1
+
+Without a claim, an edit of the formula (``t/2`` → ``t/3``, ``cos`` → ``sin``) is a change
+of text nothing reads. Here the definition's right side is a formula hole ``⟪F⟫`` read with
+``computes:`` (:mod:`verifiers.formulas.inline`): evaluated on the instance's inputs (the
+call's printed arguments, or the printed index of ``θ_1``) it must equal the instance's
+printed result, to half a unit of its last digit (``rounded:``). So the formula is read, never
+restated, and an edit of it is a ``discrepancy`` at the formula.
+
+Two shapes: a call ``name(a, b) = rhs`` with names as parameters, and a subscripted name
+``θ_i = rhs`` with a one-letter index. The instance is the same call with numbers
+(``g(2)``, ``θ_1``, ``θ_{1}``) followed, on its line, by ``=``/``≈`` and a lone result (the last
+one of a chain ``g(2) = 3e + 1 = 9.15``). A reading, so kept only when the engine verifies
+it, never pinned.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.infer.candidate import Candidate
+from verifiers.infer.tokens import NUM, Token
+
+__all__ = ["instance_candidates"]
+
+MAX_LINES = 8  # lines from the definition to an instance
+MAX_INSTANCES = 2  # instances checked per definition
+MAX_FORMULA = 160  # characters of a right side
+
+_GREEK = (r"\\(?:alpha|beta|gamma|delta|epsilon|zeta|eta|theta|kappa|lambda|mu|nu|xi|rho|"
+          r"sigma|tau|phi|varphi|chi|psi|omega)(?![A-Za-z])|[α-ωΑ-Ω]")
+_FUNC = rf"(?:[A-Za-z]{{1,4}}|{_GREEK})"
+_PARAM = r"(?:[A-Za-z]{1,6}(?:_\{?[A-Za-z]{1,6}\}?)?)"
+# a definition: `f(x) =`, `PE(pos, i) =`, `g(t) :=`
+_CALL_DEF = re.compile(rf"(?<![A-Za-z\\])(?P<f>{_FUNC})\s*\((?P<args>\s*{_PARAM}(?:\s*,\s*"
+                       rf"{_PARAM})*\s*)\)\s*:?=(?!=)")
+# `θ_i =`, `\theta_{i} =`, `w_k =`
+_SUB_DEF = re.compile(rf"(?<![A-Za-z\\])(?P<f>[A-Za-z]|{_GREEK})_(?:\{{(?P<i1>[a-z])\}}|"
+                      rf"(?P<i2>[a-z])(?![A-Za-z0-9]))\s*:?=(?!=)")
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_RHS_END = re.compile(r"\$|[，。；;、]|,\s+(?=[A-Za-z\u4e00-\u9fff]{2,})|\.\s|\.$|"
+                      r"\s(?:for|where|with|so|and|when|if)\s|=|≈|\\approx|\\quad|\\\\|\n")
+_FUNCTIONS = ("sin", "cos", "tan", "exp", "ln", "log")
+_RESERVED = {"sin", "cos", "tan", "exp", "ln", "log", "max", "min", "sum", "softmax", "sqrt",
+             "mean", "frac", "cdot", "times", "left", "right", "mathrm", "text", "Var", "E"}
+
+
+def instance_candidates(text: str, tokens: list[Token], uncovered: set[int]
+                        ) -> list[Candidate]:
+    """One candidate per (definition, instance) pair a few lines apart."""
+    nums = {t.start: t for t in tokens if t.kind == NUM}
+    out: list[Candidate] = []
+    for m in list(_CALL_DEF.finditer(text)) + list(_SUB_DEF.finditer(text)):
+        f = m.group("f")
+        if f in _RESERVED:
+            continue
+        params = [p.strip() for p in m.group("args").split(",")] if "args" in m.groupdict() \
+            and m.group("args") else [m.group("i1") or m.group("i2")]
+        rhs = _rhs(text, m.end())
+        if rhs is None or not any(_mentions(text[rhs[0]:rhs[1]], p) for p in params):
+            continue
+        if any(p in _RESERVED for p in params):
+            continue
+        found = 0
+        for inst in _instances(text, m, f, len(params), "args" in m.groupdict()):
+            cand = _candidate(text, nums, uncovered, m, rhs, params, inst)
+            if cand is not None:
+                out.append(cand)
+                found += 1
+            if found == MAX_INSTANCES:
+                break
+    return out
+
+
+def _rhs(text: str, at: int) -> tuple[int, int] | None:
+    """Span of a definition's right side: to the end of its math or clause."""
+    end = _RHS_END.search(text, at)
+    stop = end.start() if end else len(text)
+    a = at
+    while a < stop and text[a] in " \t":
+        a += 1
+    b = stop
+    while b > a and text[b - 1] in " \t,":
+        b -= 1
+    body = text[a:b]
+    if not body or b - a > MAX_FORMULA or not re.search(r"[A-Za-z\\α-ω]", body):
+        return None
+    if body.count("(") != body.count(")") or body.count("{") != body.count("}"):
+        return None
+    return a, b
+
+
+def _mentions(body: str, name: str) -> bool:
+    """Does the right side use parameter ``name`` (a whole name, not part of a word)?"""
+    return re.search(rf"(?<![A-Za-z\\]){re.escape(name)}(?![A-Za-z])", body) is not None
+
+
+def _instances(text: str, m: re.Match[str], f: str, arity: int, call: bool
+               ) -> list[tuple[list[tuple[int, int]], int]]:
+    """(argument spans, offset after the call) of each instance within MAX_LINES lines."""
+    limit = m.end()
+    for _ in range(MAX_LINES + 1):
+        nxt = text.find("\n", limit + 1)
+        limit = len(text) if nxt < 0 else nxt
+    if call:
+        arg = rf"\s*({_NUMBER})\s*"
+        pat = re.compile(rf"(?<![A-Za-z\\]){re.escape(f)}\s*\(" + ",".join([arg] * arity) + r"\)")
+    else:
+        pat = re.compile(rf"(?<![A-Za-z\\]){re.escape(f)}_(?:\{{\s*(\d+)\s*\}}|(\d+)(?![\d.]))")
+    out = []
+    for inst in pat.finditer(text, m.end(), limit):
+        spans = [inst.span(g) for g in range(1, (pat.groups or 0) + 1) if inst.group(g)]
+        out.append((spans, inst.end()))
+    return out
+
+
+_RESULT_STOP = re.compile(r"\$|[，。；;、\n]|\s(?:and|so|for|where)\s")
+
+
+def _result(text: str, nums: dict[int, Token], at: int) -> Token | None:
+    """The lone number after the last ``=``/``≈`` of the instance's chain."""
+    stop = _RESULT_STOP.search(text, at)
+    end = stop.start() if stop else len(text)
+    rels = list(re.finditer(r"=|≈|\\approx", text[at:end]))
+    if not rels or not text[at:at + rels[0].start()].strip() == "":
+        return None
+    after = at + rels[-1].end()
+    while after < end and text[after] in " \t":
+        after += 1
+    tok = nums.get(after)
+    if tok is None:
+        return None
+    rest = text[tok.end:end].strip()
+    if rest and rest[0] in "+-*/^×·−" or rest.startswith(("\\times", "\\cdot")):
+        return None
+    return tok
+
+
+def _candidate(text: str, nums: dict[int, Token], uncovered: set[int], m: re.Match[str],
+               rhs: tuple[int, int], params: list[str],
+               inst: tuple[list[tuple[int, int]], int]) -> Candidate | None:
+    spans, after = inst
+    result = _result(text, nums, after)
+    if result is None or result.start not in uncovered:
+        return None
+    holes: dict[str, Token] = {"r": result}
+    names: dict[str, str] = {}
+    for k, ((a, b), param) in enumerate(zip(spans, params, strict=True), start=1):
+        tok = nums.get(a)  # an index (`θ_1`) is no literal of coverage, but is read all the same
+        holes[f"a{k}"] = tok if tok is not None and tok.end == b else Token(NUM, text[a:b], a, b)
+        names[param] = f"a{k}"
+    body = text[rhs[0]:rhs[1]]
+    # plain text (no LaTeX command) reads every function, so `cos` edited to `sin` is still read
+    functions = list(_FUNCTIONS) if "\\" not in body and any(
+        re.search(rf"(?<![A-Za-z]){f}\s*\(", body) for f in _FUNCTIONS) else []
+    bound = ", ".join(f"{_key(k)}: {v}" for k, v in names.items())
+    spec = [f"value: r, rounded: r, names: {{{bound}}}"]
+    if functions:
+        spec.append(f"functions: [{', '.join(functions)}]")
+    cand = Candidate("instance", "inferred: the formula, evaluated on the worked instance "
+                     "after it, gives the printed result", holes, [], {},
+                     ["    computes:", f"      F: {{{', '.join(spec)}}}"])
+    cand.formulas = {"F": rhs}
+    return cand
+
+
+def _key(name: str) -> str:
+    """A ``names:`` key as YAML (a LaTeX name such as ``\\theta`` needs quotes)."""
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else f"'{name}'"
