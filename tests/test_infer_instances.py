@@ -48,6 +48,15 @@ def test_an_edited_instance_result_is_flagged(tmp_path, monkeypatch, capsys):
     assert_edit_flagged(tmp_path, monkeypatch, capsys, NOTE, "g(2) = 9.15", "g(2) = 9.51", 3)
 
 
+def test_every_printing_of_a_chained_definition_is_read(tmp_path, monkeypatch, capsys):
+    note = "1.1\n$\\omega_i = 10000^{-2i/8} = 10000^{-i/4}$, so $\\omega_1 = 0.1$.\n"
+    for sub in ("clean", "edit"):
+        (tmp_path / sub).mkdir()
+    text = infer(tmp_path / "clean", monkeypatch, note)
+    assert "\\\\omega_i = ⟪F⟫$" in text, text
+    assert_edit_flagged(tmp_path / "edit", monkeypatch, capsys, note, "{-i/4}", "{-i/2}", 2)
+
+
 def test_a_formula_the_instance_does_not_fit_writes_nothing(tmp_path, monkeypatch):
     # the printed result is not the formula's value: a reading that fails is never written
     text = infer(tmp_path, monkeypatch, "1.1\n$f(x) = x^2 + 1$，例如 $f(3) = 11$。\n")

@@ -63,7 +63,7 @@ def instance_candidates(text: str, tokens: list[Token], uncovered: set[int]
             continue
         params = [p.strip() for p in m.group("args").split(",")] if "args" in m.groupdict() \
             and m.group("args") else [m.group("i1") or m.group("i2")]
-        rhs = _rhs(text, m.end())
+        rhs = _rhs(text, m.end(), params)
         if rhs is None or not any(_mentions(text[rhs[0]:rhs[1]], p) for p in params):
             continue
         if any(p in _RESERVED for p in params):
@@ -79,9 +79,17 @@ def instance_candidates(text: str, tokens: list[Token], uncovered: set[int]
     return out
 
 
-def _rhs(text: str, at: int) -> tuple[int, int] | None:
-    """Span of a definition's right side: to the end of its math or clause."""
+def _rhs(text: str, at: int, params: list[str]) -> tuple[int, int] | None:
+    """Span of a definition's right side: to the end of its math or clause. A chain of
+    printings (``10000^{-2i/8} = 10000^{-i/4}``) is read whole while each side past ``=``
+    still uses a parameter: every side is then evaluated on the instance."""
     end = _RHS_END.search(text, at)
+    while end is not None and end.group() in ("=", "≈", "\\approx"):
+        nxt = _RHS_END.search(text, end.end())
+        side = text[end.end():nxt.start() if nxt else len(text)]
+        if not any(_mentions(side, p) for p in params):
+            break
+        end = nxt
     stop = end.start() if end else len(text)
     a = at
     while a < stop and text[a] in " \t":
