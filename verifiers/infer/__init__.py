@@ -6,10 +6,10 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
-  :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`, :mod:`.instances` --
-  the pattern
-  families, each proposing :class:`~.candidate.Candidate` claims over *uncovered* values only;
+  :mod:`.vectors`, :mod:`.grams`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`,
+  :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
+  :mod:`.instances` -- the pattern families, each proposing
+  :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
 * :mod:`.evaluate` -- the real loader and engine decide: verified is kept, an
@@ -35,6 +35,7 @@ from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
+from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
 from verifiers.infer.instances import instance_candidates
 from verifiers.infer.listed import listed_column_candidates
@@ -117,7 +118,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, rate_candidates, worded_sum_candidates,
+                   vector_candidates, gram_candidates, rate_candidates, worded_sum_candidates,
                    window_candidates, listed_column_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     candidates = merge_by_lines(note, candidates)
