@@ -51,6 +51,7 @@ from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
+from verifiers.infer.trends import trend_candidates
 from verifiers.infer.units import unit_candidates
 from verifiers.infer.vectors import vector_candidates
 from verifiers.infer.windows import window_candidates
@@ -126,15 +127,21 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
     candidates += instance_candidates(note.text, tokens, uncovered_outside)
+    # a direction word read over the values after it (states:): alternatives, first kept wins
+    candidates += trend_candidates(note.text, tokens, uncovered_outside)
     existing = {c.id for c in result.claims}
     stem = Path(note_name).stem
     taken: set[int] = set()  # values a kept claim already checks
+    groups: set[str] = set()  # groups of alternatives one kept candidate settled
     for cand in candidates:
+        if cand.group and cand.group in groups:
+            continue
         cand.checks = [c for c in cand.checks if cand.holes[c.hole].start not in taken]
         got = settle(result.notes, note_name, stem, cand, existing)
         if got is None:
             continue
         existing.add(got.id)
+        groups.add(cand.group)
         taken.update(a for a, _ in got.checked)
         for def_id, def_yaml in got.defs:
             if def_id not in existing:

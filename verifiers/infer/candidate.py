@@ -36,6 +36,8 @@ class Candidate:
     uses: dict[str, Token] = field(default_factory=dict)  # local name -> a defined value
     extra: list[str] = field(default_factory=list)  # YAML lines before check: (kind, code, run)
     formulas: dict[str, tuple[int, int]] = field(default_factory=dict)  # ⟪F⟫ -> span (computes)
+    words: dict[str, tuple[int, int]] = field(default_factory=dict)  # ⟦w⟧ -> span (states)
+    group: str = ""  # candidates of one group are alternatives: the first kept wins
 
     def used_names(self) -> dict[str, Token]:
         """Defined values (``x = (2, 1)`` earlier in the section) a check reads."""
@@ -44,7 +46,7 @@ class Candidate:
 
     def used(self) -> dict[str, Token]:
         """Holes a check reads or checks (others are not written into the quote)."""
-        if self.formulas:  # a formula claim (computes:) reads every hole it has
+        if self.formulas or self.words:  # computes: / states: read every hole it has
             return dict(self.holes)
         names = {c.hole for c in self.checks}
         for c in self.checks:

@@ -122,10 +122,10 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
     note = notes[note_name]
     pins: dict[str, tuple[str, str]] = {}
     for _ in range(MAX_ROUNDS):
-        if not cand.checks and not cand.formulas:
+        if not cand.checks and not cand.formulas and not cand.words:
             return None
         holes = cand.used()
-        quote = unique_quote(note, holes, cand.formulas)
+        quote = unique_quote(note, holes, cand.formulas, cand.words)
         if quote is None:
             return None
         cid = claim_id(stem, quote.section, quote.text)
@@ -158,8 +158,8 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
             return Inferred(cid, render(cid, cand, quote.text, quote.section, pins, uses),
                             status, cand.family, checked, tuple(sorted(pins)),
                             tuple(sorted(dict(defs.values()).items())))
-        if cand.formulas:
-            return None  # a formula reading (computes:) is kept verified, or not at all
+        if cand.formulas or cand.words:
+            return None  # a formula or word reading (computes:, states:): verified, or nothing
         if status != DISCREPANCY:
             if len(cand.checks) == 1:
                 return None

@@ -31,11 +31,14 @@ class Quote:
 
 
 def unique_quote(note: Note, holes: dict[str, Token],
-                 formulas: dict[str, tuple[int, int]] | None = None) -> Quote | None:
+                 formulas: dict[str, tuple[int, int]] | None = None,
+                 words: dict[str, tuple[int, int]] | None = None) -> Quote | None:
     """The shortest whole-line quote (plus context) that resolves once to ``holes`` (and to
-    the formula holes ``formulas``, name -> span, written ``⟪F⟫``)."""
+    the formula holes ``formulas`` and word holes ``words``, name -> span, written ``⟪F⟫``
+    and ``⟦w⟧``)."""
     spans = sorted([(t.start, t.end, name) for name, t in holes.items()] +
-                   [(a, b, f"⟪{name}") for name, (a, b) in (formulas or {}).items()])
+                   [(a, b, f"⟪{name}") for name, (a, b) in (formulas or {}).items()] +
+                   [(a, b, f"⟦{name}") for name, (a, b) in (words or {}).items()])
     section = note.section_at(spans[0][0])
     scope = (section.start, section.end) if section else (0, len(note.text))
     scopes = note.scopes(section.label) if section else [(0, len(note.text))]
@@ -72,19 +75,22 @@ def _resolves(note: Note, text: str, spans: list[tuple[int, int, str]],
         match = find(note.text, text, scopes, displays=note.displays)
     except ResolveError:
         return False
-    formulas = {name[1:]: (a, b) for a, b, name in spans if name.startswith("⟪")}
-    if any(name not in match.formulas or match.formulas[name].start != a
-           or match.formulas[name].text.strip() != note.text[a:b].strip()
-           for name, (a, b) in formulas.items()):
-        return False
+    for mark, read in (("⟪", match.formulas), ("⟦", match.words)):
+        if any(name[1:] not in read or read[name[1:]].start != a
+               or read[name[1:]].text.strip() != note.text[a:b].strip()
+               for a, b, name in spans if name.startswith(mark)):
+            return False
     return all((match.values[name].start, match.values[name].end) == (a, b)
                for a, b, name in spans if name in match.values) \
-        and set(match.values) == {name for _, _, name in spans if not name.startswith("⟪")}
+        and set(match.values) == {name for _, _, name in spans if not name.startswith(("⟪", "⟦"))}
 
 
 def _hole(name: str) -> str:
-    """``⟨v1⟩`` for a value, ``⟪F⟫`` for a formula (its span name starts with ``⟪``)."""
-    return f"{name}⟫" if name.startswith("⟪") else f"⟨{name}⟩"
+    """``⟨v1⟩`` for a value, ``⟪F⟫`` for a formula, ``⟦w⟧`` for a word (the span's name
+    starts with ``⟪`` or ``⟦``)."""
+    if name.startswith("⟪"):
+        return f"{name}⟫"
+    return f"{name}⟧" if name.startswith("⟦") else f"⟨{name}⟩"
 
 
 _LEAD = " \t])},;:，；：、"
@@ -112,4 +118,4 @@ def _tight(note: Note, spans: list[tuple[int, int, str]], first: int, last: int)
 
 
 MIN_LETTERS = 1  # letters (or CJK characters) a tight quote needs outside its holes
-_HOLE_RE = re.compile(r"⟨\w+⟩|⟪\w+⟫")
+_HOLE_RE = re.compile(r"⟨\w+⟩|⟪\w+⟫|⟦\w+⟧")
