@@ -57,6 +57,26 @@ def test_every_printing_of_a_chained_definition_is_read(tmp_path, monkeypatch, c
     assert_edit_flagged(tmp_path / "edit", monkeypatch, capsys, note, "{-i/4}", "{-i/2}", 2)
 
 
+TABLE = """1.1 Table
+The frequencies are $\\theta_{i} = 10000^{-i/4}$ for each pair:
+
+| i | $\\theta_i$ |
+|---|---|
+| 1 | 0.1 |
+| 2 | 0.01 |
+"""
+
+
+def test_rows_of_a_table_under_the_definition_are_instances(tmp_path, monkeypatch, capsys):
+    for sub in ("clean", "edit"):
+        (tmp_path / sub).mkdir()
+    text = infer(tmp_path / "clean", monkeypatch, TABLE)
+    assert text.count("computes:") == 2 and "| ⟨a1⟩ | ⟨r⟩ |" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+    assert_edit_flagged(tmp_path / "edit", monkeypatch, capsys, TABLE, "{-i/4}", "{-i/3}", 2)
+
+
 def test_a_formula_the_instance_does_not_fit_writes_nothing(tmp_path, monkeypatch):
     # the printed result is not the formula's value: a reading that fails is never written
     text = infer(tmp_path, monkeypatch, "1.1\n$f(x) = x^2 + 1$，例如 $f(3) = 11$。\n")

@@ -17,8 +17,9 @@ restated, and an edit of it is a ``discrepancy`` at the formula.
 Two shapes: a call ``name(a, b) = rhs`` with names as parameters, and a subscripted name
 ``θ_i = rhs`` with a one-letter index. The instance is the same call with numbers
 (``g(2)``, ``θ_1``, ``θ_{1}``) followed, on its line, by ``=``/``≈`` and a lone result (the last
-one of a chain ``g(2) = 3e + 1 = 9.15``). A reading, so kept only when the engine verifies
-it, never pinned.
+one of a chain ``g(2) = 3e + 1 = 9.15``), or a row of a Markdown table under the definition
+whose header names each parameter and the defined name (``| i | θ_i |``). A reading, so kept
+only when the engine verifies it, never pinned.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ _CALL_DEF = re.compile(rf"(?<![A-Za-z\\])(?P<f>{_FUNC})\s*\((?P<args>\s*{_PARAM}
 _SUB_DEF = re.compile(rf"(?<![A-Za-z\\])(?P<f>[A-Za-z]|{_GREEK})_(?:\{{(?P<i1>[a-z])\}}|"
                       rf"(?P<i2>[a-z])(?![A-Za-z0-9]))\s*:?=(?!=)")
 _NUMBER = r"-?\d+(?:\.\d+)?"
-_RHS_END = re.compile(r"\$|[，。；;、]|,\s+(?=[A-Za-z\u4e00-\u9fff]{2,})|\.\s|\.$|"
+_RHS_END = re.compile(r"\$|[，。；;、\u4e00-\u9fff]|,\s+(?=[A-Za-z\u4e00-\u9fff]{2,})|\.\s|\.$|"
                       r"\s(?:for|where|with|so|and|when|if)\s|=|≈|\\approx|\\quad|\\\\|\n")
 _FUNCTIONS = ("sin", "cos", "tan", "exp", "ln", "log")
 _RESERVED = {"sin", "cos", "tan", "exp", "ln", "log", "max", "min", "sum", "softmax", "sqrt",
@@ -69,8 +70,14 @@ def instance_candidates(text: str, tokens: list[Token], uncovered: set[int]
         if any(p in _RESERVED for p in params):
             continue
         found = 0
-        for inst in _instances(text, m, f, len(params), "args" in m.groupdict()):
-            cand = _candidate(text, nums, uncovered, m, rhs, params, inst)
+        call = "args" in m.groupdict()
+        insts = [(spans, _result(text, nums, at))
+                 for spans, at in _instances(text, m, f, len(params), call)]
+        insts += _table_rows(text, nums, m, params)
+        for spans, result in insts:
+            if result is None or result.start not in uncovered or len(spans) != len(params):
+                continue
+            cand = _candidate(text, nums, rhs, params, spans, result)
             if cand is not None:
                 out.append(cand)
                 found += 1
@@ -129,6 +136,54 @@ def _instances(text: str, m: re.Match[str], f: str, arity: int, call: bool
     return out
 
 
+def _plain(cell: str) -> str:
+    """A header cell as a name: no ``$``, braces or spaces (``$\\omega_{i}$`` → ``\\omega_i``)."""
+    return re.sub(r"[\s${}]", "", cell)
+
+
+def _table_rows(text: str, nums: dict[int, Token], m: re.Match[str], params: list[str]
+                ) -> list[tuple[list[tuple[int, int]], Token | None]]:
+    """Rows of a Markdown table within MAX_LINES lines after the definition whose header has
+    a column for each parameter and one for the defined name (``| i | θ_i |``, ``| t |
+    g(t) |``): each row is an instance (its cells the arguments and the result)."""
+    lhs = _plain(text[m.start():m.end()].rstrip("=:").rstrip())
+    lines = text[m.end():].split("\n")[1:MAX_LINES + 1]
+    pos = text.find("\n", m.end()) + 1
+    out: list[tuple[list[tuple[int, int]], Token | None]] = []
+    header: list[str] | None = None
+    for line in lines:
+        start, pos = pos, pos + len(line) + 1
+        body = line.strip()
+        if not (body.startswith("|") and body.count("|") >= 3):
+            if header is not None:
+                break
+            continue
+        bars = [start + k for k, ch in enumerate(line) if ch == "|"]
+        cells = [(a + 1, b) for a, b in zip(bars, bars[1:], strict=False)]
+        if header is None:
+            header = [_plain(text[a:b]) for a, b in cells]
+            if lhs not in header or not all(p in header for p in params):
+                return []
+            continue
+        if set(body) <= set("|-: "):
+            continue
+        if len(cells) != len(header):
+            continue
+        spans = [_lone(text, nums, cells[header.index(p)]) for p in params]
+        result = _lone(text, nums, cells[header.index(lhs)])
+        if result is not None and all(spans):
+            out.append(([sp for sp in spans if sp is not None], nums[result[0]]))
+    return out
+
+
+def _lone(text: str, nums: dict[int, Token], cell: tuple[int, int]) -> tuple[int, int] | None:
+    """The span of the one number a table cell holds, or None."""
+    inside = [t for t in nums.values() if cell[0] <= t.start and t.end <= cell[1]]
+    if len(inside) != 1 or text[cell[0]:cell[1]].strip() != inside[0].text:
+        return None
+    return inside[0].start, inside[0].end
+
+
 _RESULT_STOP = re.compile(r"\$|[，。；;、\n]|\s(?:and|so|for|where)\s")
 
 
@@ -151,13 +206,8 @@ def _result(text: str, nums: dict[int, Token], at: int) -> Token | None:
     return tok
 
 
-def _candidate(text: str, nums: dict[int, Token], uncovered: set[int], m: re.Match[str],
-               rhs: tuple[int, int], params: list[str],
-               inst: tuple[list[tuple[int, int]], int]) -> Candidate | None:
-    spans, after = inst
-    result = _result(text, nums, after)
-    if result is None or result.start not in uncovered:
-        return None
+def _candidate(text: str, nums: dict[int, Token], rhs: tuple[int, int], params: list[str],
+               spans: list[tuple[int, int]], result: Token) -> Candidate | None:
     holes: dict[str, Token] = {"r": result}
     names: dict[str, str] = {}
     for k, ((a, b), param) in enumerate(zip(spans, params, strict=True), start=1):
