@@ -9,8 +9,9 @@ grows: 4.0, 3.5353, 2.5637``, ``损失逐步下降：2.31、1.87、1.42`` -- and
 falling sequence the largest step, for a rising one the smallest, so the word must agree
 with every step. A word of the other meaning is a ``discrepancy`` at the word.
 
-The sequence is three or more numbers after the word on its line, separated only by commas,
-``>``/``<``/``→`` or spaces (or one printed vector), in a monotone order. Each direction word
+The sequence is three or more numbers after the word on its line (or, after a line that ends
+with a colon, on the next line), separated only by commas, ``>``/``<``/``→`` or spaces (or
+one printed vector), in a monotone order. Each direction word
 of the line before the sequence is tried in turn (``fall as the offset grows``: the word
 about the values is not always the nearest); the first the engine verifies is kept. Only
 verbs of direction are read (two CJK characters or more; no English comparative such as
@@ -84,10 +85,13 @@ def trend_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
     for line in text.split("\n"):
         start, end = pos, pos + len(line)
         pos = end + 1
-        found = [m for m in pattern.finditer(text, start, end)]
+        found = list(pattern.finditer(text, start, end))
         if not found:
             continue
         seq = _sequence(text, tokens, found[0].end(), end)
+        if seq is None and line.rstrip().endswith((":", "：")):
+            nxt = text.find("\n", pos)  # the values on the line the colon introduces
+            seq = _sequence(text, tokens, pos, len(text) if nxt < 0 else nxt)
         if seq is None:
             continue
         toks, values = seq
