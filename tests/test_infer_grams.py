@@ -37,3 +37,37 @@ def test_an_edited_entry_is_flagged(tmp_path, monkeypatch, capsys, old, new, lin
 def test_a_matrix_that_is_no_gram_matrix_writes_nothing(tmp_path, monkeypatch):
     note = "1.1\nu = [1, 2], v = [3, 4]; W = [[1, 0], [0, 1]].\n"
     assert "@" not in infer(tmp_path, monkeypatch, note)
+
+
+TABLE = """1.1 Gram table
+Three position vectors:
+
+| pos | d0 | d1 | d2 |
+|---|---|---|---|
+| 0 | 1 | 0 | 1 |
+| 1 | 0.5 | 0.5 | 0 |
+| 2 | 0 | 2 | 1 |
+
+Their dot products:
+
+| | p0 | p1 | p2 |
+|---|---|---|---|
+| p0 | 2 | 0.5 | 1 |
+| p1 | 0.5 | 0.5 | 1 |
+| p2 | 1 | 1 | 5 |
+"""
+
+
+def test_tables_of_vectors_and_of_their_dot_products(tmp_path, monkeypatch, capsys):
+    text = infer(tmp_path, monkeypatch, TABLE)
+    assert "| p0 | ⟨g[0,0]⟩ |" in text and "u3 @ u3" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("| p1 | 0.5 | 0.5 | 1 |", "| p1 | 0.5 | 0.5 | 0.5 |", 15),  # a copied entry, at its row
+    ("| 2 | 0 | 2 | 1 |", "| 2 | 0 | 3 | 1 |", 15),  # an edited vector: at a product it changes
+])
+def test_an_edited_table_entry_is_flagged(tmp_path, monkeypatch, capsys, old, new, line):
+    assert_edit_flagged(tmp_path, monkeypatch, capsys, TABLE, old, new, line)

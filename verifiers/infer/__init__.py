@@ -119,10 +119,13 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, gram_candidates, rate_candidates, worded_sum_candidates,
+                   vector_candidates, rate_candidates, worded_sum_candidates,
                    window_candidates, listed_column_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
-    candidates = merge_by_lines(note, candidates)
+    # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
+    # merged, and settled first: its check is stronger than a copy or a sum of its cells
+    candidates = gram_candidates(note.text, tokens, uncovered_outside) + \
+        merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
@@ -136,7 +139,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for cand in candidates:
         if cand.group and cand.group in groups:
             continue
-        cand.checks = [c for c in cand.checks if cand.holes[c.hole].start not in taken]
+        cand.checks = [c for c in cand.checks
+                       if not any(t.start in taken for t in cand.parts(c.hole))]
         got = settle(result.notes, note_name, stem, cand, existing)
         if got is None:
             continue

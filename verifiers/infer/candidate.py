@@ -50,8 +50,15 @@ class Candidate:
             return dict(self.holes)
         names = {c.hole for c in self.checks}
         for c in self.checks:
-            names.update(n for n in self.holes if _mentions(c.expr, n))
-        return {n: t for n, t in self.holes.items() if n in names}
+            names.update(n.split("[")[0] for n in self.holes
+                         if _mentions(c.expr, n.split("[")[0]))
+        return {n: t for n, t in self.holes.items() if n.split("[")[0] in names}
+
+    def parts(self, hole: str) -> list[Token]:
+        """The tokens of hole ``hole``: itself, or its parts (``g[0,1]``, table cells)."""
+        if hole in self.holes:
+            return [self.holes[hole]]
+        return [t for n, t in self.holes.items() if n.split("[")[0] == hole]
 
 
 def _mentions(expr: str, name: str) -> bool:

@@ -153,8 +153,8 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
             return None
         status = verdict.status  # type: ignore[attr-defined]
         if status == VERIFIED or (status == KNOWN and pins):
-            checked = tuple(sorted((holes[c.hole].start, holes[c.hole].end)
-                                   for c in cand.checks))
+            checked = tuple(sorted((t.start, t.end) for c in cand.checks
+                                   for t in cand.parts(c.hole)))
             return Inferred(cid, render(cid, cand, quote.text, quote.section, pins, uses),
                             status, cand.family, checked, tuple(sorted(pins)),
                             tuple(sorted(dict(defs.values()).items())))

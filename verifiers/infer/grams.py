@@ -16,14 +16,16 @@ pinned.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from verifiers.holes import read_value
 from verifiers.infer.candidate import Candidate, Check
-from verifiers.infer.tokens import VAL, Token
+from verifiers.infer.tables import _rows
+from verifiers.infer.tokens import NUM, VAL, Token, printed_value
 
 __all__ = ["gram_candidates"]
 
-MAX_LINES = 8  # lines from the first vector to the matrix
+MAX_LINES = 12  # lines from the first vector to the matrix
 MIN_SIZE = 2  # a 1×1 "matrix" is one number
 
 
@@ -57,34 +59,99 @@ def _entry(kind: str, a: str, b: str) -> str:
     return f"{a} @ {b} / sqrt(({a} @ {a}) * ({b} @ {b}))"
 
 
+@dataclass(frozen=True)
+class _Printed:
+    """A vector or square matrix the note prints: its holes (one for a bracketed value,
+    one per cell of a table row or table), where it starts, and its (value, half unit)s."""
+
+    holes: tuple[tuple[str, Token], ...]  # (index suffix, token): ("", tok) or ("[0,1]", tok)
+    start: int
+    numbers: tuple[tuple[float, float], ...]
+    size: int  # vector length, or matrix side
+
+
+def _bracketed(tokens: list[Token]) -> tuple[list[_Printed], list[_Printed]]:
+    """Vectors and square matrices printed as one value (``[1, 0, 1]``, ``[[2, 1], [1, 2]]``)."""
+    vectors, matrices = [], []
+    for tok in tokens:
+        if tok.kind != VAL:
+            continue
+        got = _read(tok)
+        if got is None:
+            continue
+        shape, numbers = got
+        item = _Printed((("", tok),), tok.start, tuple(numbers), shape[0] if shape else 0)
+        if tok.shape == "vector" and len(shape) == 1:
+            vectors.append(item)
+        elif tok.shape == "matrix" and len(shape) == 2 and shape[0] == shape[1]:
+            matrices.append(item)
+    return vectors, matrices
+
+
+def _tabled(text: str, tokens: list[Token]) -> tuple[list[_Printed], list[_Printed]]:
+    """Rows of Markdown tables as vectors (their numeric cells, after any label cells and an
+    index column), and a table whose rows are n numbers each, n rows, as a square matrix."""
+    nums = {t.start: t for t in tokens if t.kind == NUM}
+    vectors, matrices = [], []
+    for rows in _rows(text):
+        table = []
+        for cells in rows:
+            lone = []
+            for a, b in cells:
+                inside = [t for t in nums.values() if a <= t.start and t.end <= b]
+                if len(inside) == 1 and text[a:b].strip() == inside[0].text:
+                    lone.append(inside[0])
+                elif lone:  # a label after the numbers: not a plain row
+                    lone = []
+                    break
+            if len(lone) < MIN_SIZE:
+                table = []
+                break
+            table.append(lone)
+        if len(table) >= MIN_SIZE and all(r[0].text == str(k + base) for k, r in enumerate(table)
+                                           for base in [int(table[0][0].text == "1")]):
+            table = [r[1:] for r in table]  # an index column (0, 1, 2 … or 1, 2, 3 …)
+        for row in table:
+            got = [printed_value(t) for t in row]
+            if all(g is not None for g in got):
+                vectors.append(_Printed(tuple((f"[{j}]", t) for j, t in enumerate(row)),
+                                        row[0].start, tuple(g for g in got if g), len(row)))
+        if table and all(len(r) == len(table) for r in table):
+            flat = [(f"[{i},{j}]", t) for i, r in enumerate(table) for j, t in enumerate(r)]
+            got = [printed_value(t) for _, t in flat]
+            if all(g is not None for g in got):
+                matrices.append(_Printed(tuple(flat), table[0][0].start,
+                                         tuple(g for g in got if g), len(table)))
+    return vectors, matrices
+
+
 def gram_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
     """``G = [[v_i @ v_j]]`` (or cosines) for a square matrix after as many vectors."""
-    vals = [t for t in tokens if t.kind == VAL]
+    vb, mb = _bracketed(tokens)
+    vt, mt = _tabled(text, tokens)
+    vectors = sorted(vb + vt, key=lambda v: v.start)
     out = []
-    for k, mat in enumerate(vals):
-        if mat.shape != "matrix" or mat.start not in uncovered:
+    for mat in sorted(mb + mt, key=lambda m: m.start):
+        n = mat.size
+        if n < MIN_SIZE or not any(t.start in uncovered for _, t in mat.holes):
             continue
-        got = _read(mat)
-        if got is None or len(got[0]) != 2 or got[0][0] != got[0][1] or got[0][0] < MIN_SIZE:
-            continue
-        n, printed = got[0][0], got[1]
-        before = [v for v in vals[:k] if v.shape == "vector"
+        before = [v for v in vectors if v.start < mat.start
                   and text.count("\n", v.start, mat.start) <= MAX_LINES]
         if len(before) < n:
             continue
         chosen = before[-n:]
-        read = [_read(v) for v in chosen]
-        if any(r is None for r in read) or len({len(r[1]) for r in read if r}) != 1:
+        if len({v.size for v in chosen}) != 1:
             continue
-        vs = [[x for x, _ in r[1]] for r in read if r]
+        vs = [[x for x, _ in v.numbers] for v in chosen]
         for kind, entries in _tables(vs):
             if all(abs(e - v) <= max(2 * h, 0.02 * abs(v), 1e-9)
-                   for e, (v, h) in zip(entries, printed, strict=True)):
+                   for e, (v, h) in zip(entries, mat.numbers, strict=True)):
                 names = [f"u{i}" for i in range(1, n + 1)]
                 rows = ", ".join("[" + ", ".join(_entry(kind, a, b) for b in names) + "]"
                                  for a in names)
-                holes = dict(zip(names, chosen, strict=True))
-                holes["g"] = mat
+                holes = {f"{name}{suffix}": t for name, v in zip(names, chosen, strict=True)
+                         for suffix, t in v.holes}
+                holes.update({f"g{suffix}": t for suffix, t in mat.holes})
                 says = ("inferred: the matrix of the dot products of the vectors before it"
                         if kind == "dot" else
                         "inferred: the matrix of the cosines of the vectors before it")
