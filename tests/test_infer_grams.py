@@ -67,7 +67,7 @@ def test_tables_of_vectors_and_of_their_dot_products(tmp_path, monkeypatch, caps
 
 @pytest.mark.parametrize("old, new, line", [
     ("| p1 | 0.5 | 0.5 | 1 |", "| p1 | 0.5 | 0.5 | 0.5 |", 15),  # a copied entry, at its row
-    ("| 2 | 0 | 2 | 1 |", "| 2 | 0 | 3 | 1 |", 15),  # an edited vector: at a product it changes
+    ("| 2 | 0 | 2 | 1 |", "| 2 | 0 | 3 | 1 |", 8),  # an edited vector: the suspect input
 ])
 def test_an_edited_table_entry_is_flagged(tmp_path, monkeypatch, capsys, old, new, line):
     assert_edit_flagged(tmp_path, monkeypatch, capsys, TABLE, old, new, line)
