@@ -63,12 +63,29 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
 
             values.extend(check_matrix_hole(hole, printed.text, spec, target, names, verdict))
         else:
-            values.extend(_check_hole(hole, printed.text, spec, target, names, verdict))
+            slack = _rounding(match, spec.rounded)
+            if slack is None:
+                values.append(verdict(hole, UNPARSED, "?", f"rounded: {spec.rounded!r} is no "
+                                      "printed number of the claim"))
+                continue
+            values.extend(_check_hole(hole, printed.text, spec, target, names, verdict, slack))
     return values
 
 
+def _rounding(match: Any, name: str) -> Any:
+    """Half a unit of the last digit of value hole ``name`` (``rounded:``), 0 without one;
+    None when ``name`` is no printed number of the match."""
+    if not name:
+        return mpmath.mpf(0)
+    printed = match.values.get(name)
+    if printed is None or len(printed.numbers) != 1:
+        return None
+    half = printed.numbers[0].half_unit
+    return mpmath.mpf(half.numerator) / half.denominator
+
+
 def _check_hole(hole: str, text: str, spec: Computes, target: Any, names: Mapping[str, Any],
-                verdict: Callable[..., ValueVerdict]) -> list[ValueVerdict]:
+                verdict: Callable[..., ValueVerdict], slack: Any = 0) -> list[ValueVerdict]:
     try:
         rows = _entries(target, names)
     except (TypeError, ValueError) as err:
@@ -91,7 +108,7 @@ def _check_hole(hole: str, text: str, spec: Computes, target: Any, names: Mappin
             result = None
             for entry, (want, bound) in enumerate(rows):  # the first entry that fails
                 subs = {keys[key]: _sympy(v) for key, v in bound.items()}
-                result = _side(side, spec, subs, want, k == 0, (entry, len(rows)))
+                result = _side(side, spec, subs, want, k == 0, (entry, len(rows)), slack)
                 if result is not None and result[0] != VERIFIED:
                     if len(rows) > 1:
                         result = (result[0], result[1], f"entry {entry}: {result[2]}")
@@ -127,7 +144,7 @@ def _entries(target: Any, names: Mapping[str, Any]) -> list[tuple[Any, dict[str,
 
 
 def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: bool,
-          entry: tuple[int, int] = (0, 1)) -> tuple[str, str, str] | None:
+          entry: tuple[int, int] = (0, 1), slack: Any = 0) -> tuple[str, str, str] | None:
     """(status, expected, message) for one side; None for the name being computed. A tuple
     side ``(a, 1 + c, - a)`` of a vector value gives entry ``entry[0]`` of ``entry[1]``."""
     symbols = _plain({str(k): k for k in subs if isinstance(k, sympy.Symbol)})
@@ -157,6 +174,7 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
         return UNPARSED, "?", f"{side!r} has no value: {err}"
     tol = _tolerance(side, expr, subs, want) if not isinstance(expr, sympy.Tuple) else (
         REL_SLACK * max(abs(want), mpmath.mpf(1)))
+    tol += slack
     shown = mpmath.nstr(want, 8)
     if abs(got - want) <= tol:
         return VERIFIED, shown, f"{side!r} = {mpmath.nstr(got, 8)}, as computed"

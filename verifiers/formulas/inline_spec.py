@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["SPEC_KEYS", "Computes", "bind", "parse"]
 
-SPEC_KEYS = ("value", "names", "functions", "matrices", "shapes")
+SPEC_KEYS = ("value", "names", "functions", "matrices", "shapes", "rounded")
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Computes:
     line: int = 0
     matrices: tuple[str, ...] = ()  # names read as matrices: products keep their order
     shapes: bool = False  # names are bound to shapes [rows, cols], the value is a shape
+    rounded: str = ""  # a value hole printed rounded: a side may differ by its half unit
 
 
 def parse(node: Any, formulas: list[str], read_expr: Callable[[Any], Any],
@@ -63,6 +64,11 @@ def parse(node: Any, formulas: list[str], read_expr: Callable[[Any], Any],
                 if not isinstance(shapes.value, bool) or not item.matrices:
                     raise ValueError("'shapes' is true or false, with 'matrices'")
                 item.shapes = shapes.value
+            rounded = fields.get("rounded")
+            if rounded is not None:
+                if not isinstance(rounded.value, str) or item.matrices:
+                    raise ValueError("'rounded' names one value hole (not with 'matrices')")
+                item.rounded = rounded.value
         except ValueError as err:  # ExprError is a ValueError too
             problem(spec.line, spec.col, f"computes: {hole}: {getattr(err, 'message', err)}")
             continue

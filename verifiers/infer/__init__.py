@@ -6,9 +6,10 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`, :mod:`.headers`,
-  :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs` -- the pattern
-  families, each proposing :class:`~.candidate.Candidate` claims over *uncovered* values only;
+  :mod:`.vectors`, :mod:`.grams`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`,
+  :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
+  :mod:`.instances` -- the pattern families, each proposing
+  :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
 * :mod:`.evaluate` -- the real loader and engine decide: verified is kept, an
@@ -34,7 +35,9 @@ from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
+from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
+from verifiers.infer.instances import instance_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.programs import program_candidates, program_spans
@@ -48,6 +51,7 @@ from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
+from verifiers.infer.trends import trend_candidates
 from verifiers.infer.units import unit_candidates
 from verifiers.infer.vectors import vector_candidates
 from verifiers.infer.windows import window_candidates
@@ -118,18 +122,30 @@ def infer(result: RunResult, note_name: str) -> Inference:
                    vector_candidates, rate_candidates, worded_sum_candidates,
                    window_candidates, listed_column_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
-    candidates = merge_by_lines(note, candidates)
+    # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
+    # merged, and settled first: its check is stronger than a copy or a sum of its cells
+    candidates = gram_candidates(note.text, tokens, uncovered_outside) + \
+        merge_by_lines(note, candidates)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
+    # a formula read on its worked instance (computes:): its own claim, never merged
+    candidates += instance_candidates(note.text, tokens, uncovered_outside)
+    # a direction word read over the values after it (states:): alternatives, first kept wins
+    candidates += trend_candidates(note.text, tokens, uncovered_outside)
     existing = {c.id for c in result.claims}
     stem = Path(note_name).stem
     taken: set[int] = set()  # values a kept claim already checks
+    groups: set[str] = set()  # groups of alternatives one kept candidate settled
     for cand in candidates:
-        cand.checks = [c for c in cand.checks if cand.holes[c.hole].start not in taken]
+        if cand.group and cand.group in groups:
+            continue
+        cand.checks = [c for c in cand.checks
+                       if not any(t.start in taken for t in cand.parts(c.hole))]
         got = settle(result.notes, note_name, stem, cand, existing)
         if got is None:
             continue
         existing.add(got.id)
+        groups.add(cand.group)
         taken.update(a for a, _ in got.checked)
         for def_id, def_yaml in got.defs:
             if def_id not in existing:

@@ -35,6 +35,9 @@ class Candidate:
     checks: list[Check] = field(default_factory=list)
     uses: dict[str, Token] = field(default_factory=dict)  # local name -> a defined value
     extra: list[str] = field(default_factory=list)  # YAML lines before check: (kind, code, run)
+    formulas: dict[str, tuple[int, int]] = field(default_factory=dict)  # ⟪F⟫ -> span (computes)
+    words: dict[str, tuple[int, int]] = field(default_factory=dict)  # ⟦w⟧ -> span (states)
+    group: str = ""  # candidates of one group are alternatives: the first kept wins
 
     def used_names(self) -> dict[str, Token]:
         """Defined values (``x = (2, 1)`` earlier in the section) a check reads."""
@@ -43,10 +46,19 @@ class Candidate:
 
     def used(self) -> dict[str, Token]:
         """Holes a check reads or checks (others are not written into the quote)."""
+        if self.formulas or self.words:  # computes: / states: read every hole it has
+            return dict(self.holes)
         names = {c.hole for c in self.checks}
         for c in self.checks:
-            names.update(n for n in self.holes if _mentions(c.expr, n))
-        return {n: t for n, t in self.holes.items() if n in names}
+            names.update(n.split("[")[0] for n in self.holes
+                         if _mentions(c.expr, n.split("[")[0]))
+        return {n: t for n, t in self.holes.items() if n.split("[")[0] in names}
+
+    def parts(self, hole: str) -> list[Token]:
+        """The tokens of hole ``hole``: itself, or its parts (``g[0,1]``, table cells)."""
+        if hole in self.holes:
+            return [self.holes[hole]]
+        return [t for n, t in self.holes.items() if n.split("[")[0] == hole]
 
 
 def _mentions(expr: str, name: str) -> bool:

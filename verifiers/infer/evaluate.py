@@ -89,8 +89,9 @@ def render(cid: str, cand: Candidate, quote: str, section: str | None,
         lines.append("    uses:")
         lines += [f"      {local}: {ref}" for local, ref in sorted(uses.items())]
     lines += cand.extra
-    lines.append("    check:")
-    lines += [f"      {c.hole}: {json.dumps(c.expr)}" for c in cand.checks]
+    if cand.checks:
+        lines.append("    check:")
+        lines += [f"      {c.hole}: {json.dumps(c.expr)}" for c in cand.checks]
     if pins:
         lines.append("    known:")
         for hole, (printed, expected) in sorted(pins.items()):
@@ -121,10 +122,10 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
     note = notes[note_name]
     pins: dict[str, tuple[str, str]] = {}
     for _ in range(MAX_ROUNDS):
-        if not cand.checks:
+        if not cand.checks and not cand.formulas and not cand.words:
             return None
         holes = cand.used()
-        quote = unique_quote(note, holes)
+        quote = unique_quote(note, holes, cand.formulas, cand.words)
         if quote is None:
             return None
         cid = claim_id(stem, quote.section, quote.text)
@@ -152,11 +153,13 @@ def settle(notes: dict[str, Note], note_name: str, stem: str, cand: Candidate,
             return None
         status = verdict.status  # type: ignore[attr-defined]
         if status == VERIFIED or (status == KNOWN and pins):
-            checked = tuple(sorted((holes[c.hole].start, holes[c.hole].end)
-                                   for c in cand.checks))
+            checked = tuple(sorted((t.start, t.end) for c in cand.checks
+                                   for t in cand.parts(c.hole)))
             return Inferred(cid, render(cid, cand, quote.text, quote.section, pins, uses),
                             status, cand.family, checked, tuple(sorted(pins)),
                             tuple(sorted(dict(defs.values()).items())))
+        if cand.formulas or cand.words:
+            return None  # a formula or word reading (computes:, states:): verified, or nothing
         if status != DISCREPANCY:
             if len(cand.checks) == 1:
                 return None

@@ -30,9 +30,15 @@ class Quote:
     section: str | None
 
 
-def unique_quote(note: Note, holes: dict[str, Token]) -> Quote | None:
-    """The shortest whole-line quote (plus context) that resolves once to ``holes``."""
-    spans = sorted((t.start, t.end, name) for name, t in holes.items())
+def unique_quote(note: Note, holes: dict[str, Token],
+                 formulas: dict[str, tuple[int, int]] | None = None,
+                 words: dict[str, tuple[int, int]] | None = None) -> Quote | None:
+    """The shortest whole-line quote (plus context) that resolves once to ``holes`` (and to
+    the formula holes ``formulas`` and word holes ``words``, name -> span, written ``⟪F⟫``
+    and ``⟦w⟧``)."""
+    spans = sorted([(t.start, t.end, name) for name, t in holes.items()] +
+                   [(a, b, f"⟪{name}") for name, (a, b) in (formulas or {}).items()] +
+                   [(a, b, f"⟦{name}") for name, (a, b) in (words or {}).items()])
     section = note.section_at(spans[0][0])
     scope = (section.start, section.end) if section else (0, len(note.text))
     scopes = note.scopes(section.label) if section else [(0, len(note.text))]
@@ -53,7 +59,7 @@ def unique_quote(note: Note, holes: dict[str, Token]) -> Quote | None:
             continue
         parts, pos = [], start
         for a, b, name in spans:
-            parts += [note.text[pos:a], f"⟨{name}⟩"]
+            parts += [note.text[pos:a], _hole(name)]
             pos = b
         parts.append(note.text[pos:end])
         text = "".join(parts).strip()
@@ -69,9 +75,22 @@ def _resolves(note: Note, text: str, spans: list[tuple[int, int, str]],
         match = find(note.text, text, scopes, displays=note.displays)
     except ResolveError:
         return False
+    for mark, read in (("⟪", match.formulas), ("⟦", match.words)):
+        if any(name[1:] not in read or read[name[1:]].start != a
+               or read[name[1:]].text.strip() != note.text[a:b].strip()
+               for a, b, name in spans if name.startswith(mark)):
+            return False
     return all((match.values[name].start, match.values[name].end) == (a, b)
                for a, b, name in spans if name in match.values) \
-        and set(match.values) == {name for _, _, name in spans}
+        and set(match.values) == {name for _, _, name in spans if not name.startswith(("⟪", "⟦"))}
+
+
+def _hole(name: str) -> str:
+    """``⟨v1⟩`` for a value, ``⟪F⟫`` for a formula, ``⟦w⟧`` for a word (the span's name
+    starts with ``⟪`` or ``⟦``)."""
+    if name.startswith("⟪"):
+        return f"{name}⟫"
+    return f"{name}⟧" if name.startswith("⟦") else f"⟨{name}⟩"
 
 
 _LEAD = " \t])},;:，；：、"
@@ -90,7 +109,7 @@ def _tight(note: Note, spans: list[tuple[int, int, str]], first: int, last: int)
     right = min([line_end] + [lit.start for lit in lits if lit.start >= spans[-1][1]])
     parts, pos = [], left
     for a, b, name in spans:
-        parts += [note.text[pos:a], f"⟨{name}⟩"]
+        parts += [note.text[pos:a], _hole(name)]
         pos = b
     parts.append(note.text[pos:right])
     text = "".join(parts).lstrip(_LEAD).rstrip(_TRAIL)
@@ -99,4 +118,4 @@ def _tight(note: Note, spans: list[tuple[int, int, str]], first: int, last: int)
 
 
 MIN_LETTERS = 1  # letters (or CJK characters) a tight quote needs outside its holes
-_HOLE_RE = re.compile(r"⟨\w+⟩")
+_HOLE_RE = re.compile(r"⟨\w+⟩|⟪\w+⟫|⟦\w+⟧")
