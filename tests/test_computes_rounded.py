@@ -24,6 +24,12 @@ def claims(spec: str) -> str:
     (NOTE.replace("9.15", "9.16"), "{value: r, rounded: r, names: {t: a}}", 1,
      "discrepancy"),  # 9.1548… is not 9.16 to half a unit
     (NOTE, "{value: r, rounded: q, names: {t: a}}", 1, "unparsed"),  # no hole q
+    # an integer of two digits or more rounds to units (11.0048… prints 11), a one-digit
+    # integer is the value itself (8.0048… is not 8: engine.rounds_to's rule)
+    (NOTE.replace("+ 1$", "+ 2.85$").replace("9.15", "11"),
+     "{value: r, rounded: r, names: {t: a}}", 0, "verified"),
+    (NOTE.replace("+ 1$", "- 0.15$").replace("9.15", "8"),
+     "{value: r, rounded: r, names: {t: a}}", 1, "discrepancy"),
 ])
 def test_rounded(tmp_path, monkeypatch, capsys, note, spec, code, word):
     monkeypatch.chdir(project(tmp_path, note, claims(spec)))

@@ -73,14 +73,18 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
 
 
 def _rounding(match: Any, name: str) -> Any:
-    """Half a unit of the last digit of value hole ``name`` (``rounded:``), 0 without one;
-    None when ``name`` is no printed number of the match."""
+    """Half a unit of the last digit of value hole ``name`` (``rounded:``), 0 without one
+    or for a one-digit integer (``= 1`` for 0.9 is wrong, not rounded); None when ``name`` is
+    no printed number of the match."""
     if not name:
         return mpmath.mpf(0)
     printed = match.values.get(name)
     if printed is None or len(printed.numbers) != 1:
         return None
-    half = printed.numbers[0].half_unit
+    number = printed.numbers[0]
+    if number.kind == "integer" and abs(number.value) < 10:
+        return mpmath.mpf(0)  # a one-digit integer is no rounding (engine.rounds_to's rule)
+    half = number.half_unit
     return mpmath.mpf(half.numerator) / half.denominator
 
 
