@@ -28,7 +28,7 @@ def directional(fn: Callable[[Tensor], Tensor | tuple[Tensor, ...]], x: Tensor,
     for y in outputs:
         flat = y.reshape(-1)
         entries = [torch.autograd.grad(flat[k], t, retain_graph=True, allow_unused=True)[0]
-                   for k in range(flat.numel())]
+                   for k in range(flat.numel())] if y.requires_grad else []
         slopes.append(torch.stack([torch.zeros((), dtype=x.dtype) if e is None else e
                                    for e in entries]).reshape(y.shape) if entries
                       else torch.zeros_like(y))
