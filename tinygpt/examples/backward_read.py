@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from tinygpt import backward as bw
+from tinygpt.directional import directional
 from tinygpt.examples import example
 from verifiers.backward.judge import judge_block
 from verifiers.backward.rules import read_rules
@@ -153,7 +154,7 @@ def _layer_norm() -> Instance:
         w = ((t - m) ** 2).mean()
         return m, w, torch.sqrt(w + eps)
 
-    _, (dmu, dv, ds) = torch.func.jvp(stats, (x,), (dx,))
+    dmu, dv, ds = directional(stats, x, dx)
     env: dict[str, object] = {"x": x, "γ": gamma, "β": beta, "g": g, "ε": torch.tensor(eps),
                               "μ": mu, "v": v, "s": s, "xhat": (x - mu) / s, "u": g * gamma,
                               "dx": dx, "dμ": dmu, "dv": dv, "ds": ds}

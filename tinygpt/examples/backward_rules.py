@@ -2,7 +2,7 @@ r"""architecture-and-training 15.3: the printed backward rules, read from the no
 
 A code hole (``code: {from: "用上横线表示", to: "这些式子针对本节", as: rules}``) hands this
 locator the block of 15.3 as the note prints it now. The bar's definition
-``d L = \sum_{i r} {\bar{X}}_{i r} d X_{i r}`` (along a random dX, by forward-mode autograd)
+``d L = \sum_{i r} {\bar{X}}_{i r} d X_{i r}`` (along a random dX: d/dt L(X + t dX), by autograd)
 and every rule in it (``\bar{U} = h^{T} \bar{ℓ}``,
 ``{\bar{W}}_{O} = Z^{T} \bar{R}``, …, the entry-wise softmax rule ``{\bar{S}}_{i j} = a_{i j}
 (… - \sum_{r \in J_{i}} …)``, ``\bar{X} = \bar{R} + …``) and the printed gradient at forbidden
@@ -20,6 +20,7 @@ import torch
 from torch import Tensor
 
 from tinygpt import backward as bw
+from tinygpt.directional import directional
 from tinygpt.examples import example
 from verifiers.backward.judge import judge_block
 from verifiers.backward.rules import read_rules
@@ -60,11 +61,11 @@ def _instance() -> tuple[dict[str, object], dict[str, Tensor], dict[str, Tensor]
         env[k + "bar"] = truth[k + "bar"] = g
     truth["Sbar_forbidden"] = truth["Sbar"][~allowed]
     # "d L = Σ X̄_ir dX_ir" (the definition of the bar): L's change along a random dX, by
-    # forward-mode autograd, with everything but X held
+    # autograd along the line X + t·dX (tinygpt.directional), with everything but X held
     dX = rand(n, d)
-    _, truth["dL"] = torch.func.jvp(
+    truth["dL"] = directional(
         lambda x: (bw.attention_module_forward(x, W_Q, W_K, W_V, W_O, allowed)["R"]
-                   * R_bar).sum(), (X,), (dX,))
+                   * R_bar).sum(), X, dX)
     env["dX"] = dX
     code = {k + "bar": v for k, v in bw.attention_module_backward(
         X, W_Q, W_K, W_V, W_O, R_bar, allowed).items()}
