@@ -3,7 +3,9 @@ for "d L = Σ X̄ dX" and LayerNorm's dμ, dv, ds (instead of torch.func.jvp).""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -11,6 +13,7 @@ import torch
 from tinygpt.directional import directional
 
 F64 = torch.float64
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_matches_the_analytic_derivative_and_catches_a_wrong_one() -> None:
@@ -40,9 +43,13 @@ def test_several_outputs_keep_their_shapes_and_agree_with_torch_func() -> None:
 
 
 def test_no_dynamo_import_through_a_transpose() -> None:
-    """What it is for: torch.func.jvp through ``K.T`` imports torch._dynamo (1.3 CPU s)."""
-    if "torch._dynamo" in sys.modules:
-        pytest.skip("torch._dynamo already imported in this test process")
-    x = torch.ones(3, 2, dtype=F64)
-    directional(lambda t: (t @ t.T).sum(), x, torch.ones(3, 2, dtype=F64))
-    assert "torch._dynamo" not in sys.modules
+    """What it is for: torch.func.jvp through ``K.T`` imports torch._dynamo (1.3 CPU s). Run
+    in a fresh interpreter: another test of this process may have imported it already."""
+    probe = ("import sys, torch\n"
+             "from tinygpt.directional import directional\n"
+             "x = torch.ones(3, 2, dtype=torch.float64)\n"
+             "directional(lambda t: (t @ t.T).sum(), x, torch.ones(3, 2, dtype=torch.float64))\n"
+             "print('torch._dynamo' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
