@@ -175,6 +175,24 @@ def real_quote_coverage() -> tuple[Any, ...]:
     return (result, *coverage(result))
 
 
+@pytest.fixture
+def first_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Property searches without Hypothesis's shrink phase, for a test that shows a law
+    catches a planted mutant or a flipped word: the profile's derandomized examples are
+    drawn as always, so the same failing example is found (or none), and the message quotes
+    it as found rather than shrunk. Not for a test that reads the shrunk example; never the
+    gate's searches (the claims keep the profile's phases)."""
+    from hypothesis import Phase, settings
+
+    full = profiles.settings_for
+
+    def settings_for(profile: str | None = None) -> Any:
+        base = full(profile)
+        return settings(base, phases=[p for p in base.phases if p != Phase.shrink])
+
+    monkeypatch.setattr(profiles, "settings_for", settings_for)
+
+
 _LOADED: dict[tuple[Any, ...], Any] = {}  # the real claims as parsed, per known notes and files
 
 
