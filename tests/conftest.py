@@ -63,6 +63,14 @@ REAL_TESTS = frozenset({
 })
 
 
+QUOTES_GROUP = "real-quotes"  # the xdist scope of the tests reading ``real_quote_coverage``
+QUOTES_TESTS = frozenset({
+    "tests/test_coverage.py::test_every_literal_of_the_notes_is_covered_or_waived",
+    "tests/test_strength_floor.py::test_the_recomputed_share_of_each_note_is_at_its_floor",
+    "tests/test_strength_floor.py::test_no_real_copy_is_an_orphan",
+})
+
+
 def _in_real_group(nodeid: str) -> bool:
     return nodeid.startswith("claims/") or nodeid.split("[")[0] in REAL_TESTS
 
@@ -81,7 +89,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class RealClaimsTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return REAL_GROUP if _in_real_group(nodeid) else super()._split_scope(nodeid)
+            if _in_real_group(nodeid):
+                return REAL_GROUP
+            if nodeid.split("[")[0] in QUOTES_TESTS:
+                return QUOTES_GROUP
+            return super()._split_scope(nodeid)
 
     return RealClaimsTogether(config, log)
 
@@ -149,6 +161,36 @@ def real_verdict(request: pytest.FixtureRequest) -> Callable[[str], Any]:
         (verdict,) = finish([settings.verdict(claim_id)], loaded.claims, loaded.notes, Budget())
         return verdict
     return from_engine
+
+
+@pytest.fixture(scope="session")
+def real_quote_coverage() -> tuple[Any, ...]:
+    """``(result, coverages, problems)``: the real notes' literals classified once per
+    process from a run that evaluates no claim (coverage reads the quotes), shared by the
+    coverage and strength-floor tests (QUOTES_TESTS, one xdist scope). Tests only read it."""
+    from verifiers.coverage.literals import coverage
+    from verifiers.run import run
+
+    result = run(ROOT / "notes", ROOT / "claims", lambda claim: False)
+    return (result, *coverage(result))
+
+
+@pytest.fixture
+def first_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Property searches without Hypothesis's shrink phase, for a test that shows a law
+    catches a planted mutant or a flipped word: the profile's derandomized examples are
+    drawn as always, so the same failing example is found (or none), and the message quotes
+    it as found rather than shrunk. Not for a test that reads the shrunk example; never the
+    gate's searches (the claims keep the profile's phases)."""
+    from hypothesis import Phase, settings
+
+    full = profiles.settings_for
+
+    def settings_for(profile: str | None = None) -> Any:
+        base = full(profile)
+        return settings(base, phases=[p for p in base.phases if p != Phase.shrink])
+
+    monkeypatch.setattr(profiles, "settings_for", settings_for)
 
 
 _LOADED: dict[tuple[Any, ...], Any] = {}  # the real claims as parsed, per known notes and files

@@ -13,6 +13,7 @@ from tinygpt import backward as bw
 from tinygpt.examples import backward_read as br
 
 NOTES = Path(__file__).resolve().parent.parent / "notes"
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 AAT = (NOTES / "architecture-and-training.txt").read_text(encoding="utf-8")
 L1 = (NOTES / "lesson1-text-to-distribution.txt").read_text(encoding="utf-8")
 

@@ -18,6 +18,7 @@ from verifiers.programs.codehole import locate_block, loop_shape
 from verifiers.schema import load_claim_file
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 L1 = "lesson1-text-to-distribution.txt"
 NOTE = (REPO / "notes" / L1).read_text(encoding="utf-8")
 

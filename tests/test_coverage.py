@@ -11,7 +11,6 @@ from tests.test_engine import project
 from verifiers.cli import main
 from verifiers.coverage.literals import RULES, coverage
 from verifiers.notes import read_note
-from verifiers.run import run
 
 NOTES = Path(__file__).resolve().parent.parent / "notes"
 
@@ -157,11 +156,10 @@ def test_the_real_notes_are_classified_without_waiver_problems(real_result):
 
 
 @pytest.fixture(scope="module")
-def literal_coverage():
+def literal_coverage(real_quote_coverage):
     """One classification of the real notes' literals for every note's test (it covers all
-    the notes at once)."""
-    result = run(NOTES, NOTES.parent / "claims", lambda claim: False)  # coverage needs no run
-    return result, *coverage(result)
+    the notes at once; the session's, shared with test_strength_floor: tests/conftest.py)."""
+    return real_quote_coverage
 
 
 @pytest.mark.parametrize("note", sorted(p.name for p in NOTES.glob("*.txt")))

@@ -137,8 +137,10 @@ def test_computes_reads_only_known_names(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- the converted claims
 
-def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> tuple:
-    """The claim's verdict on the notes as they are, then with the one edit."""
+def _verdicts(tmp_path: Path, real_verdict, cid: str, name: str, find: str,
+              replace: str) -> tuple:
+    """The claim's verdict on the notes as they are (the session's: tests/conftest.py),
+    then with the one edit."""
     from verifiers.run import run
 
     notes = tmp_path / "notes"
@@ -148,7 +150,7 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str) -> t
     note = notes / name
     text = note.read_text(encoding="utf-8")
     assert text.count(find) == 1, find
-    (clean,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
+    clean = real_verdict(cid)
     note.write_text(text.replace(find, replace), encoding="utf-8")
     (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
     return clean, edited
@@ -225,12 +227,13 @@ EDITS = [
 ]
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[f"{e[0]}-{i}" for i, e in enumerate(EDITS)])
-def test_an_edited_formula_is_a_discrepancy_at_its_line(tmp_path: Path, cid: str, find: str,
-                                                        replace: str, line: int,
+def test_an_edited_formula_is_a_discrepancy_at_its_line(tmp_path: Path, real_verdict, cid: str,
+                                                        find: str, replace: str, line: int,
                                                         name: str) -> None:
-    clean, edited = _verdicts(tmp_path, cid, name, find, replace)
+    clean, edited = _verdicts(tmp_path, real_verdict, cid, name, find, replace)
     assert clean.status in ("verified", "known"), clean.message
     assert edited.status in ("discrepancy", "unparsed"), edited.message
     assert any(v.status in ("discrepancy", "unparsed") and v.start[0] == line

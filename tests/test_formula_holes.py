@@ -11,6 +11,7 @@ import pytest
 from verifiers.formulas.holes import FormulaError, read_definition
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 MBM = "matrix-by-matrix.txt"
 FORMULA = "Attention_Weight[i,j] = exp(score[i,j] / √d_k) / Σ_j exp(score[i,j] / √d_k)"
 

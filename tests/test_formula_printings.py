@@ -13,6 +13,7 @@ import pytest
 from verifiers.formulas.printings import read_printing
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 AAT = "architecture-and-training.txt"
 
 

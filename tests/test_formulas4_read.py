@@ -105,9 +105,10 @@ PRINTING_EDITS = [
 ]
 
 
-def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str,
+def _verdicts(tmp_path: Path, real_verdict, cid: str, name: str, find: str, replace: str,
               line: int) -> tuple:
-    """The claim's verdict on the notes as they are, then with the one edit (on ``line``)."""
+    """The claim's verdict on the notes as they are (the session's: tests/conftest.py), then
+    with the one edit (on ``line``)."""
     from verifiers.run import run
 
     notes = tmp_path / "notes"
@@ -117,23 +118,25 @@ def _verdicts(tmp_path: Path, cid: str, name: str, find: str, replace: str,
     note = notes / name
     lines = note.read_text(encoding="utf-8").split("\n")
     assert find in lines[line - 1]
-    (clean,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
+    clean = real_verdict(cid)
     lines[line - 1] = lines[line - 1].replace(find, replace, 1)
     note.write_text("\n".join(lines), encoding="utf-8")
     (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
     return clean, edited
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[f"{e[0]}-{e[3]}" for e in EDITS])
-def test_an_edited_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str, replace: str,
-                                             line: int, name: str) -> None:
-    clean, edited = _verdicts(tmp_path, cid, name, find, replace, line)
+def test_an_edited_formula_fails_at_its_line(tmp_path: Path, real_verdict, cid: str, find: str,
+                                             replace: str, line: int, name: str) -> None:
+    clean, edited = _verdicts(tmp_path, real_verdict, cid, name, find, replace, line)
     assert clean.status in ("verified", "known"), clean.message
     assert edited.status == "discrepancy", edited.message
     assert any(v.status == "discrepancy" and v.start[0] == line for v in edited.values)
 
 
+@pytest.mark.usefixtures("real_claims_parsed_once")
 @pytest.mark.parametrize(("cid", "others", "find", "replace", "line", "name"), PRINTING_EDITS,
                          ids=[e[0] for e in PRINTING_EDITS])
 def test_an_edited_printing_fails_at_its_line(tmp_path: Path, cid: str, others: tuple[str, ...],

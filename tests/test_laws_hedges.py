@@ -77,6 +77,7 @@ def test_the_real_implementation_verifies(name: str) -> None:
     assert outcome.status == VERIFIED, outcome.text
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize("name", sorted(HEDGE_MUTANTS))
 def test_a_planted_bug_is_a_discrepancy(name: str) -> None:
     params, mutant, fragment = HEDGE_MUTANTS[name]
@@ -85,6 +86,7 @@ def test_a_planted_bug_is_a_discrepancy(name: str) -> None:
     assert fragment in outcome.text
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize(("name", "flip"), HEDGE_FLIPS)
 def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
     outcome = search(name, flip, profile="ci")

@@ -72,6 +72,7 @@ def test_the_real_implementation_verifies(name: str) -> None:
     assert outcome.status == VERIFIED, outcome.text
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize("name", sorted(PROSE_MUTANTS))
 def test_a_planted_bug_is_caught(name: str) -> None:
     params, mutant, fragment = PROSE_MUTANTS[name]
@@ -80,6 +81,7 @@ def test_a_planted_bug_is_caught(name: str) -> None:
     assert fragment in outcome.text, outcome.text
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize(("name", "flip"), PROSE_FLIPS)
 def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
     outcome = search(name, flip, profile="ci")

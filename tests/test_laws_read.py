@@ -167,6 +167,7 @@ READ_SEARCHED = [(name, flip) for name, flip in READ_FLIPS
                  if any(s.law_reads for s in SAID[name] if s.name in flip)]
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize(("name", "flip"), READ_SEARCHED)
 def test_a_law_that_reads_its_word_fails_with_a_counterexample(name: str, flip: dict) -> None:
     outcome = search(name, flip, profile="ci")

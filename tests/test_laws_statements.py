@@ -92,6 +92,7 @@ def test_the_real_implementation_verifies(name: str) -> None:
     assert outcome.status == VERIFIED and not outcome.found, outcome.text
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize("name", sorted(STATEMENT_MUTANTS))
 def test_a_planted_bug_is_a_counterexample(name: str) -> None:
     params, mutant, fragment = STATEMENT_MUTANTS[name]
@@ -100,6 +101,7 @@ def test_a_planted_bug_is_a_counterexample(name: str) -> None:
     assert fragment in outcome.message, outcome.text
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize(("name", "flip"), STATEMENT_FLIPS)
 def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
     outcome = search(name, flip, profile="ci")

@@ -13,6 +13,7 @@ from verifiers import profiles
 from verifiers.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 MBM = "matrix-by-matrix.txt"
 CLAIM = "mbm-proc-11-3-decoding-box"
 TEMPERATURE, SOFTMAX = "│ │ （可选）÷ Temperature │ │", "│ │ Softmax → 概率分布 │ │"

@@ -16,6 +16,7 @@ from verifiers.procedures.trace import expected
 from verifiers.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 NOTES, CLAIMS = ROOT / "notes", ROOT / "claims"
 AAT, L1, MBM = ("architecture-and-training.txt", "lesson1-text-to-distribution.txt",
                 "matrix-by-matrix.txt")

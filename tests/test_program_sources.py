@@ -13,6 +13,7 @@ import pytest
 from verifiers.programs.codehole import Finding, data_sources, locate_block
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 L1 = "lesson1-text-to-distribution.txt"
 NOTE = (REPO / "notes" / L1).read_text(encoding="utf-8")
 BLOCK = locate_block(NOTE, 0, len(NOTE), "import numpy as np", None)

@@ -69,6 +69,7 @@ def test_the_tolerances_are_float64_rounding_bounds() -> None:
             assert abs(sum(Fraction(x) for x in a) - 1) <= Fraction(gamma(n + 1))
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize("mask", ["none", "causal"])
 @pytest.mark.parametrize("planted, fragment", [
     (lambda q, k, v: (lambda z, a: (z * (1 + 1e-9), a * (1 + 1e-9)))(*attention(q, k, v)),
@@ -98,6 +99,7 @@ def ffn_trace_always_relu(x, W1, b1, W2, b2, activation):  # noqa: ANN001, ANN20
 REAL_FFN_TRACE = tg_model._ffn_trace
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize("module, attr, planted, law, fragment", [
     (tg_model, "one_hot", lambda i, n: torch.full((n,), 1.0 / n, dtype=F64),
      "onehot-orthogonal", "want 0 and sqrt 2"),

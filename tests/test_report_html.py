@@ -170,9 +170,10 @@ def test_write_is_atomic_and_deterministic(real_result: RunResult, real_html: st
                                            tmp_path: Path) -> None:
     out = tmp_path / "r" / "index.html"
     size = write(real_result, out)
+    # write builds the report again: its bytes equal to real_html's (a build of its own)
+    # show that building twice in one process gives the same report
     assert out.read_bytes() == real_html.encode("utf-8") and size == out.stat().st_size
     assert [p.name for p in out.parent.iterdir()] == ["index.html"]  # no temporary left
-    assert build(real_result) == real_html
 
 
 BUILD_FROM_PICKLE = (

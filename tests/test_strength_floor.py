@@ -10,7 +10,7 @@ import pytest
 
 from tests.test_engine import project
 from tests.test_strength import CLAIMS, NOTE
-from verifiers.coverage.literals import coverage, strength_json
+from verifiers.coverage.literals import strength_json
 from verifiers.coverage.strength_list import main, weak_literals
 from verifiers.run import run
 
@@ -26,9 +26,8 @@ FLOOR = {
 
 
 @pytest.fixture(scope="module")
-def real_strength() -> dict[str, dict[str, object]]:
-    result = run(ROOT / "notes", ROOT / "claims", lambda claim: False)  # quotes only
-    covs, _ = coverage(result)
+def real_strength(real_quote_coverage) -> dict[str, dict[str, object]]:
+    _, covs, _ = real_quote_coverage  # quotes only, the session's (tests/conftest.py)
     return {cov.note: strength_json(cov) for cov in covs}
 
 

@@ -34,3 +34,28 @@ def test_real_verdict_is_the_verdict_of_a_run_of_that_claim(real_verdict) -> Non
     (by_run,) = run_module.run(ROOT / "notes", ROOT / "claims",
                                select=lambda c: c.id == cid).verdicts
     assert real_verdict(cid) == by_run and by_run.status == "verified"
+
+
+def _planted_search() -> object:
+    """A flipped word (shift -> scale) the law refutes: a counterexample to find."""
+    from verifiers.properties.runner import search
+
+    return search("softmax-shift-invariance", {"op": "scale"}, profile="ci")
+
+
+def test_first_counterexample_finds_what_the_full_search_finds(request) -> None:
+    """Without the shrink phase the same derandomized examples are drawn: the planted error is
+    still found, by the same profile budget, and only the shrinking is left out."""
+    from hypothesis import Phase
+
+    from verifiers import profiles
+
+    full_settings = profiles.settings_for("ci")
+    full = _planted_search()
+    request.getfixturevalue("first_counterexample")
+    found = _planted_search()
+    assert full.found and found.found and found.status == full.status == "discrepancy"
+    assert found.message.split(":")[0] == full.message.split(":")[0]  # the same implementation
+    quick = profiles.settings_for("ci")
+    assert Phase.shrink in full_settings.phases and Phase.shrink not in quick.phases
+    assert (quick.max_examples, quick.derandomize) == (full_settings.max_examples, True)

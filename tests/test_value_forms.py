@@ -15,6 +15,7 @@ from verifiers.holes import read_value
 from verifiers.numbers import format_like
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 L1 = "lesson1-text-to-distribution.txt"
 
 

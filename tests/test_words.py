@@ -136,6 +136,7 @@ SEARCHED_ELSEWHERE = STATEMENT_FLIPS + READ_SEARCHED + PROSE_FLIPS + HEDGE_FLIPS
 SEARCHED_HERE = [(n, f) for n, f in FLIPS if (n, f) not in SEARCHED_ELSEWHERE]
 
 
+@pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
 @pytest.mark.parametrize(("name", "flip"), SEARCHED_HERE,
                          ids=[f"{n}-{next(iter(f.values()))}" for n, f in SEARCHED_HERE])
 def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
