@@ -29,6 +29,7 @@ class Word:
     end: int
     meaning: str | None
     default: str
+    lost: bool = False  # a rewritten phrase no longer states the slot: read as its default
 
     @property
     def flipped(self) -> bool:
@@ -64,9 +65,16 @@ def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any],
             continue
         if param.name in phrased:
             stated = words.phrase_meanings(printed.text).get(param.vocab, set())
+            if not stated:  # judged only beside a word that states another law (fixedwords)
+                out.append(Word(param.name, param.vocab, printed.text, printed.start,
+                                printed.end, param.default, param.default, lost=True))
+                continue
             meaning = next(iter(stated)) if len(stated) == 1 else None
         else:
             meaning = words.meaning(param.vocab, printed.text)
+            if meaning is None:  # a short phrase around a word of the class (总是等于: 总是)
+                stated = words.phrase_meanings(printed.text).get(param.vocab, set())
+                meaning = next(iter(stated)) if len(stated) == 1 else None
         if meaning is not None and meaning not in param.choices:
             meaning = None  # the class knows it, the law cannot state it
         out.append(Word(param.name, param.vocab, printed.text, printed.start, printed.end,
