@@ -35,7 +35,7 @@ from verifiers.words import PHRASE_PREFIX, Rephrased, content, normal, phrase_wo
 #: a sentence hole's name starts with this (it starts with PHRASE_PREFIX: it is read as a phrase)
 SENTENCE_PREFIX = f"{PHRASE_PREFIX}_sentence"
 _ENDS = "。！？!?"  # a sentence ends here (or at a line break, or at ". ")
-ALONE = 0.5  # an unanchored sentence shares at least this much of the quote's content
+ALONE = 0.4  # an unanchored sentence shares at least this much of the quote's content
 MARGIN = 0.15  # and beats every other sentence of the scopes by at least this much
 ANCHORED = 0.3  # an anchored line shares at least this much (it is at the quote's place)
 
@@ -50,12 +50,61 @@ class Found:
     span: tuple[int, int]  # the note's sentence the hole reads
 
 
+def _content(text: str) -> str:
+    """What a sentence is about (:func:`verifiers.words.content`), without the box-drawing
+    characters a framed line is printed with (│ … │)."""
+    return "".join(ch for ch in content(text) if not "\u2500" <= ch <= "\u257f")
+
+
 def _likeness(quoted: str, printed: str, hole_re: re.Pattern[str]) -> float:
-    """How much the two say about the same thing (their content, law words left out)."""
-    a, b = content(hole_re.sub(" ", quoted)), content(printed)
-    if not a and not b:
-        return 1.0
-    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+    """How much the two say about the same thing (their content, law words left out): the
+    mean of the share of the quote's content the sentence keeps, in order, and the likeness
+    of the two (a rewrite adds words of its own, so both count)."""
+    a, b = _content(hole_re.sub(" ", quoted)), _content(printed)
+    if not a or not b:
+        return 1.0 if a == b else 0.0
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    kept = sum(block.size for block in matcher.get_matching_blocks()) / len(a)
+    return (kept + matcher.ratio()) / 2
+
+
+#: numerals: a rewording that changes one (三个 -> 四个) says something else
+_NUMERALS = frozenset("0123456789零一二两三四五六七八九十百千万亿")
+REWORDED = 0.75  # a rewording keeps at least this share of the quote's content, in order
+
+
+def reworded(quoted: str, printed: str, hole_re: re.Pattern[str]) -> bool:
+    """Is the rewritten sentence the quoted one in other words (只要正的 η 足够小 for 充分小
+    的正 η)? It keeps most of what the quote is about, in order, and changes no numeral."""
+    a, b = _content(hole_re.sub(" ", quoted)), _content(printed)
+    if not a:
+        return False
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    kept = sum(block.size for block in matcher.get_matching_blocks())
+    changed = "".join(a[i1:i2] + b[j1:j2] for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+                      if tag != "equal")
+    return kept >= REWORDED * len(a) and not _NUMERALS & set(changed)
+
+
+def clause_of(quote: str, hole: str, printed: str, hole_re: re.Pattern[str]) -> str | None:
+    """The clause of a rewritten sentence that stands where the quote's clause holding the
+    word hole ``hole`` stood (the most alike clause, when it is clearly so), or None.
+
+    Why: a whole sentence can state two words of one class (哪怕 η 取得再小，损失还是会上升:
+    小 is the condition, 上升 the outcome); the slot reads the clause of its hole."""
+    mark = f"⟦{hole}⟧"
+    mine = next((c for c in _split_clauses(quote) if mark in c), None)
+    if mine is None:
+        return None
+    scored = sorted(((_likeness(mine, c, hole_re), c) for c in _split_clauses(printed)),
+                    key=lambda x: -x[0])
+    if not scored or scored[0][0] <= 0 or (len(scored) > 1 and scored[1][0] >= scored[0][0]):
+        return None
+    return scored[0][1]
+
+
+def _split_clauses(text: str) -> list[str]:
+    return [c for c in re.split(r"[\n。；;，,：:！!？?]", text) if c.strip()]
 
 
 def _is_law_line(line: str, hole_re: re.Pattern[str]) -> bool:

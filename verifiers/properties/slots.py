@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifiers import words
 from verifiers.claimtext import HOLE_RE, HoleRef, did_you_mean
+from verifiers.lawsentence import clause_of
 from verifiers.properties.params import Spec
 
 if TYPE_CHECKING:
@@ -69,6 +70,10 @@ def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any],
                 out.append(Word(param.name, param.vocab, printed.text, printed.start,
                                 printed.end, param.default, param.default, lost=True))
                 continue
+            if len(stated) > 1:  # two words of the class: the clause of the hole says
+                clause = clause_of(claim.text, param.name, printed.text, HOLE_RE)
+                stated = (words.phrase_meanings(clause).get(param.vocab, set())
+                          if clause is not None else stated)
             meaning = next(iter(stated)) if len(stated) == 1 else None
         else:
             meaning = words.meaning(param.vocab, printed.text)
