@@ -68,24 +68,6 @@ def _likeness(quoted: str, printed: str, hole_re: re.Pattern[str]) -> float:
     return (kept + matcher.ratio()) / 2
 
 
-#: numerals: a rewording that changes one (三个 -> 四个) says something else
-_NUMERALS = frozenset("0123456789零一二两三四五六七八九十百千万亿")
-REWORDED = 0.75  # a rewording keeps at least this share of the quote's content, in order
-
-
-def reworded(quoted: str, printed: str, hole_re: re.Pattern[str]) -> bool:
-    """Is the rewritten sentence the quoted one in other words (只要正的 η 足够小 for 充分小
-    的正 η)? It keeps most of what the quote is about, in order, and changes no numeral."""
-    a, b = _content(hole_re.sub(" ", quoted)), _content(printed)
-    if not a:
-        return False
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    kept = sum(block.size for block in matcher.get_matching_blocks())
-    changed = "".join(a[i1:i2] + b[j1:j2] for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-                      if tag != "equal")
-    return kept >= REWORDED * len(a) and not _NUMERALS & set(changed)
-
-
 def clause_of(quote: str, hole: str, printed: str, hole_re: re.Pattern[str]) -> str | None:
     """The clause of a rewritten sentence that stands where the quote's clause holding the
     word hole ``hole`` stood (the most alike clause, when it is clearly so), or None.

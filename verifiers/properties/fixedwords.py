@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from verifiers import words
 from verifiers.claimtext import HOLE_RE
 from verifiers.holes import Match, Printed
-from verifiers.lawsentence import SENTENCE_PREFIX, reworded
+from verifiers.lawsentence import SENTENCE_PREFIX
 from verifiers.notes import Note
 from verifiers.properties.params import Spec
 from verifiers.properties.slots import Word
@@ -111,7 +111,7 @@ def _sentence(quoted: str, printed: Printed, absorbed: frozenset[str], changed: 
     rewording, not a law lost. A sentence that keeps every law word but is about something
     else (这三个 -> 这四个) is another sentence: ``unparsed``, never a pass."""
     plain = HOLE_RE.sub(" ", quoted)
-    if not (words.judgeable(plain, printed.text) or reworded(quoted, printed.text, HOLE_RE)):
+    if not words.judgeable(plain, printed.text):
         unread.append((quoted, printed))
         return
     if not absorbed:

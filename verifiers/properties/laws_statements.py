@@ -241,10 +241,22 @@ def torch_moments(values: list[float]) -> tuple[float, float, float]:
 @law("variance-mean-square")
 def _variance_mean_square(p: Mapping[str, Any]) -> Law:
     """Slots: ``always`` (总是: equal for every X / 并不总是), ``only`` (只有…才: equal only at
-    mean m / 不只), ``mean`` (m: 0 or 1). Each stated part is searched; X takes small integer
-    values, so a mean is 0 exactly or at least 1/8 away from it (no rounding decides)."""
+    mean m / 不只: also at another mean, looked for among every small X), ``mean`` (m: 0 or
+    1). Each stated part is searched; X takes small integer values, so a mean is 0 exactly
+    or at least 1/8 away from it (no rounding decides)."""
     m = 0.0 if p["mean"] == "zero" else 1.0
     draw = st.lists(st.integers(-4, 4), min_size=1, max_size=p["max_values"])
+    found: dict[int, bool] = {}  # implementation -> whether 不只 has a witness
+
+    def others(f: Callable[..., Any]) -> bool:
+        """不只 states an X with another mean where the two are equal: looked for once among
+        every small X (an existence, which the search cannot draw)."""
+        if id(f) not in found:
+            found[id(f)] = any(
+                abs(v - q) <= 1e-9 * (1 + q) and abs(e - m) > 1e-6
+                for n in (1, 2, 3) for xs in itertools.product(range(-3, 4), repeat=n)
+                for v, q, e in [f([float(x) for x in xs])])
+        return found[id(f)]
 
     def check(example: Any, f: Callable[..., Any]) -> None:
         xs = [float(v) for v in example]
@@ -255,6 +267,9 @@ def _variance_mean_square(p: Mapping[str, Any]) -> Law:
             fail(f"{shown}: not equal (E X = {show(mean, 6)})")
         if p["only"] == "only" and equal and abs(mean - m) > 1e-6:
             fail(f"{shown}: equal, though E X = {show(mean, 6)}, not {show(m, 1)}")
+        if p["only"] == "also" and not others(f):
+            fail(f"不只 (not only at mean {show(m, 1)}): no X uniform on up to 3 values in "
+                 f"-3..3 with E X != {show(m, 1)} has Var X = E[X^2] (all searched)")
         ys = [x - mean + m for x in xs]  # the same spread with mean m: equal there
         var2, msq2, mean2 = f(ys)
         if abs(var2 - msq2) > 1e-9 * (1 + msq2):

@@ -77,7 +77,8 @@ def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any],
             meaning = next(iter(stated)) if len(stated) == 1 else None
         else:
             meaning = words.meaning(param.vocab, printed.text)
-            if meaning is None:  # a short phrase around a word of the class (总是等于: 总是)
+            if meaning is None and not words.content(printed.text):  # law words only
+                # (总是等于: 总是 and 等于), one of the slot's class: read it (乘方 is no 乘)
                 stated = words.phrase_meanings(printed.text).get(param.vocab, set())
                 meaning = next(iter(stated)) if len(stated) == 1 else None
         if meaning is not None and meaning not in param.choices:
