@@ -177,3 +177,29 @@ def test_a_sentence_about_something_else_is_unparsed_not_a_pass(
 def test_the_sentence_hole_name_is_a_phrase_name() -> None:
     assert lawsentence.SENTENCE_PREFIX.startswith("_phrase")
     assert re.fullmatch(r"_phrase\w+", f"{lawsentence.SENTENCE_PREFIX}1")
+
+
+def test_a_slot_reads_the_clause_of_its_hole_when_the_sentence_has_two_words() -> None:
+    quote = "只要 $\\eta$ 足够小，损失就会⟦loss⟧。"
+    printed = "哪怕 $\\eta$ 取得再小，损失还是会上升。"
+    assert lawsentence.clause_of(quote, "loss", printed, HOLE_RE) == "损失还是会上升"
+    assert lawsentence.clause_of(quote, "other", printed, HOLE_RE) is None
+
+
+def test_a_word_hole_reads_a_run_of_law_words_but_not_a_longer_word() -> None:
+    from types import SimpleNamespace
+
+    from verifiers.holes import Printed
+    from verifiers.properties.catalog import CATALOG
+    from verifiers.properties.slots import read_words
+
+    spec = CATALOG["variance-mean-square"]
+    claim = SimpleNamespace(text="方差⟦always⟧平方的期望，⟦only⟧均值为 ⟦mean⟧ 时，二者才相等。")
+    read = read_words(claim, spec, {"always": Printed("总是等于", 0, 4, (), ())})
+    assert [(w.slot, w.meaning) for w in read] == [("always", "ensures")]
+    read = read_words(claim, spec, {"always": Printed("总是像", 0, 3, (), ())})
+    assert [(w.slot, w.meaning) for w in read] == [("always", None)]  # 像 is no law word
+    # a rewritten sentence that states no word of a slot's class: the slot is lost, not read
+    read = read_words(claim, spec, {"only": Printed("二者都相等", 0, 5, (), ())},
+                      frozenset({"only"}))
+    assert [(w.slot, w.lost) for w in read] == [("only", True)]
