@@ -80,6 +80,7 @@ READ_FLIPS = [
     ("greedy-is-argmax", {"pick": "min"}),
     ("greedy-not-sequence-optimal", {"ensure": "ensures"}),
     ("sampling-frequencies", {"can": "cannot"}),
+    ("sampling-frequencies", {"ensure": "ensures"}),  # 模型一定会生成这句话 (a sampled one)
     ("top-k-keeps-k", {"renorm": "not"}),
     ("top-k-keeps-k", {"rest": "one"}),
     ("top-k-keeps-k", {"pick": "min"}),

@@ -61,6 +61,12 @@ def linear_loss(probs: list[float]) -> float:
     return float(sum(1 - p for p in probs))
 
 
+def variance_as_mean_square(values: list[float]) -> tuple[float, float, float]:
+    """Var X computed as E[X^2] (the (E X)^2 term forgotten): equal at every mean."""
+    _, msq, mean = ls.torch_moments(values)
+    return msq, msq, mean
+
+
 STATEMENT_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "generation-keeps-parameters": ({}, generate_then_learn, "parameter U changed"),
     "bpe-merges-shorten-text": ({}, bpe_with_idle_merge, "not fewer"),
@@ -68,6 +74,7 @@ STATEMENT_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "bigram-context-blind": ({}, trigram_predict, "both end in"),
     "chain-rule-scores-text": ({}, unnormalised_next, "not 1"),
     "max-likelihood-min-nll": ({}, linear_loss, "smallest negative log-likelihood"),
+    "variance-mean-square": ({}, variance_as_mean_square, "equal, though"),
 }
 
 STATEMENT_FLIPS = [
@@ -75,6 +82,9 @@ STATEMENT_FLIPS = [
     ("bpe-merges-shorten-text", {"tokens": "increases"}),
     ("bigram-context-blind", {"effect": "changes"}),
     ("max-likelihood-min-nll", {"effect": "changes"}),
+    ("variance-mean-square", {"always": "ensures"}),  # 总是: X = [1] has Var 0, E[X^2] 1
+    ("variance-mean-square", {"only": "also"}),  # 不只: no other mean gives equality
+    ("variance-mean-square", {"mean": "one"}),  # 均值为 1: Var = E[X^2] - 1 there
 ]
 
 

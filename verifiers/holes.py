@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from verifiers.claimtext import HOLE_RE, HoleRef
+from verifiers.lawsentence import find_sentence
 from verifiers.numbers import (
     MANTISSA_PATTERN,
     NUMBER_PATTERN,
@@ -336,6 +337,11 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
                     break
         if not found:  # or rewritten elsewhere in its line: read where it differs
             found, compiled, relaxed = _by_diff(text, quote, scopes, units, compiled, relaxed)
+        if not found:  # or rewritten whole: the sentence at its place (verifiers/lawsentence.py)
+            whole = find_sentence(quote, text, scopes, HOLE_RE)
+            if whole is not None:
+                relaxed, compiled = whole.rephrased, compile_quote(whole.rephrased.text)
+                found = {whole.start: ([whole.span], whole.end)}
         if not found:
             raise _not_found(text, quote, scopes, units)
         if len(found) > 1:

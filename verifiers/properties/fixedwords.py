@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from verifiers import words
 from verifiers.claimtext import HOLE_RE
 from verifiers.holes import Match, Printed
+from verifiers.lawsentence import SENTENCE_PREFIX
 from verifiers.notes import Note
 from verifiers.properties.params import Spec
 from verifiers.properties.slots import Word
@@ -54,6 +55,9 @@ def changes(match: Match, absorbed: frozenset[str] = frozenset()
     unread: list[tuple[str, Printed]] = []
     seen: dict[str, int] = {}  # class -> fixed words of it so far (the quote's order)
     for name, (quoted, printed) in match.fixed.items():
+        if name.startswith(SENTENCE_PREFIX):
+            _sentence(quoted, printed, absorbed, changed, unread)
+            continue
         if name.startswith(words.PHRASE_PREFIX):
             _phrase(quoted, printed, absorbed, changed, unread)
             continue
@@ -96,6 +100,27 @@ def _phrase(quoted: str, printed: Printed, absorbed: frozenset[str], changed: li
     if diffs:
         changed.append(Change(quoted, printed, diffs, {c: 0 for c in diffs}))
     elif lost:
+        unread.append((quoted, printed))
+
+
+def _sentence(quoted: str, printed: Printed, absorbed: frozenset[str], changed: list[Change],
+              unread: list[tuple[str, Printed]]) -> None:
+    """A law sentence rewritten whole (verifiers/lawsentence.py). Read like a phrase, except
+    that a claim whose slots read the sentence is judged by them: a fixed law word it no longer
+    says (不管, 始终 in 不管输入是什么，这三个系数始终不变 -> 这三个系数不随输入变化) is a
+    rewording, not a law lost. A sentence that keeps every law word but is about something
+    else (这三个 -> 这四个) is another sentence: ``unparsed``, never a pass."""
+    plain = HOLE_RE.sub(" ", quoted)
+    if not words.judgeable(plain, printed.text):
+        unread.append((quoted, printed))
+        return
+    if not absorbed:
+        _phrase(quoted, printed, absorbed, changed, unread)
+        return
+    mine: list[Change] = []
+    _phrase(quoted, printed, absorbed, mine, [])
+    changed.extend(mine)
+    if words.loose_negations(plain) != words.loose_negations(printed.text):
         unread.append((quoted, printed))
 
 
@@ -152,6 +177,11 @@ def apply(spec: Spec, read: list[Word], match: Match
         out = [w for w in out if w.slot != word.slot] + [word]
     judged = any(w.flipped for w in out) or len(changed) > len(
         [f for f in failed if f[0] is not None])
+    lost = next((w for w in out if w.lost), None)
+    if lost is not None and not judged:  # a rewritten phrase that no longer states a slot
+        quoted = next((q for n, (q, p) in match.fixed.items() if p.start <= lost.start < p.end),
+                      lost.text)
+        failed.append((None, quoted, Printed(lost.text, lost.start, lost.end, (), ())))
     if judged:  # a phrase judged as another law: a law word lost beside it says no more
         failed = [f for f in failed if not (f[0] is None and not words.meanings(f[1]))]
     return out, failed

@@ -14,7 +14,10 @@ can hand in a broken one (``tests/test_laws_statements.py``):
 - ``chain-rule-scores-text`` — products of ``TinyGPT``'s next-token probabilities sum to 1
   over all texts of a length ("会预测下一个 token 就等于会给任意一段文字打分");
 - ``max-likelihood-min-nll`` — ``tinygpt.cross_entropy`` summed over positions ranks
-  candidates as the product of their probabilities does ("最大化这个乘积等价于最小化其负对数").
+  candidates as the product of their probabilities does ("最大化这个乘积等价于最小化其负对数");
+- ``variance-mean-square`` — the population variance (``torch.var``) equals the mean square
+  exactly when the mean is 0 ("方差并不总是平方的期望，只有均值为 0 时，二者才相等"); each
+  word of the sentence is a slot the law reads (总是: for every X; 不只: also; 为 1: mean 1).
 """
 
 from __future__ import annotations
@@ -225,3 +228,51 @@ def _ml_nll(p: Mapping[str, Any]) -> Law:
                  f"candidate {ranked[0]} ({show(products[ranked[0]], 6)}), but the smallest "
                  f"negative log-likelihood is candidate {best} ({show(losses[best], 6)})")
     return Law(draw(), check, {"tinygpt.cross_entropy (summed)": tinygpt_nll})
+
+
+# -- the variance is the mean square only for mean 0 ----------------------------------------------
+
+def torch_moments(values: list[float]) -> tuple[float, float, float]:
+    """(Var X, E[X^2], E X) of X uniform on ``values`` (population variance, torch)."""
+    x = torch.as_tensor(values, dtype=F64)
+    return float(torch.var(x, unbiased=False)), float(torch.mean(x * x)), float(torch.mean(x))
+
+
+@law("variance-mean-square")
+def _variance_mean_square(p: Mapping[str, Any]) -> Law:
+    """Slots: ``always`` (总是: equal for every X / 并不总是), ``only`` (只有…才: equal only at
+    mean m / 不只: also at another mean, looked for among every small X), ``mean`` (m: 0 or
+    1). Each stated part is searched; X takes small integer values, so a mean is 0 exactly
+    or at least 1/8 away from it (no rounding decides)."""
+    m = 0.0 if p["mean"] == "zero" else 1.0
+    draw = st.lists(st.integers(-4, 4), min_size=1, max_size=p["max_values"])
+    found: dict[int, bool] = {}  # implementation -> whether 不只 has a witness
+
+    def others(f: Callable[..., Any]) -> bool:
+        """不只 states an X with another mean where the two are equal: looked for once among
+        every small X (an existence, which the search cannot draw)."""
+        if id(f) not in found:
+            found[id(f)] = any(
+                abs(v - q) <= 1e-9 * (1 + q) and abs(e - m) > 1e-6
+                for n in (1, 2, 3) for xs in itertools.product(range(-3, 4), repeat=n)
+                for v, q, e in [f([float(x) for x in xs])])
+        return found[id(f)]
+
+    def check(example: Any, f: Callable[..., Any]) -> None:
+        xs = [float(v) for v in example]
+        var, msq, mean = f(xs)
+        equal = abs(var - msq) <= 1e-9 * (1 + msq)
+        shown = f"X uniform on {example}: Var X = {show(var, 6)}, E[X^2] = {show(msq, 6)}"
+        if p["always"] == "ensures" and not equal:
+            fail(f"{shown}: not equal (E X = {show(mean, 6)})")
+        if p["only"] == "only" and equal and abs(mean - m) > 1e-6:
+            fail(f"{shown}: equal, though E X = {show(mean, 6)}, not {show(m, 1)}")
+        if p["only"] == "also" and not others(f):
+            fail(f"不只 (not only at mean {show(m, 1)}): no X uniform on up to 3 values in "
+                 f"-3..3 with E X != {show(m, 1)} has Var X = E[X^2] (all searched)")
+        ys = [x - mean + m for x in xs]  # the same spread with mean m: equal there
+        var2, msq2, mean2 = f(ys)
+        if abs(var2 - msq2) > 1e-9 * (1 + msq2):
+            fail(f"X uniform on {show(ys, 6)} (E X = {show(mean2, 6)}): Var X = "
+                 f"{show(var2, 6)}, E[X^2] = {show(msq2, 6)}: not equal")
+    return Law(draw, check, {"torch.var (population), torch.mean": torch_moments})

@@ -185,11 +185,14 @@ def check_property(claim: Claim, match: Match, note: Note) -> ValueVerdict:
                          f"the vocabulary of {unknown.vocab!r} ({known_words(unknown.vocab)})")
         return value
     read, unread = fixedwords.apply(spec, read, match)  # fixed law words the note changed
+    unjudged = None
     if unread:
         change, quoted, printed = unread[0]
         why = (f"a word of no class of {quoted!r}" if change is None else
                f"law {name!r} has no slot for it ({', '.join(change.classes)})")
-        return fixedwords.unparsed(name, quoted, printed, note, why)
+        unjudged = fixedwords.unparsed(name, quoted, printed, note, why)
+        if not any(w.flipped for w in read):
+            return unjudged  # a law the words state, searched only beside a flipped slot
     stated = {w.slot: w.meaning for w in read}
     params = {**claim.params, **stated}
     try:
@@ -197,6 +200,8 @@ def check_property(claim: Claim, match: Match, note: Note) -> ValueVerdict:
     except profiles.ProfileError as err:
         value.message = f"{name}: error: {err}"
         return value
+    if unjudged is not None and outcome.status != DISCREPANCY:
+        return unjudged  # the flipped words state a true law: what else changed is unread
     value.law = law_label(law_key(name, params))
     value.status, value.expected, value.message = outcome.status, outcome.expected, outcome.text
     flipped = [w for w in read if w.flipped]

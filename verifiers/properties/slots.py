@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifiers import words
 from verifiers.claimtext import HOLE_RE, HoleRef, did_you_mean
+from verifiers.lawsentence import clause_of
 from verifiers.properties.params import Spec
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ class Word:
     end: int
     meaning: str | None
     default: str
+    lost: bool = False  # a rewritten phrase no longer states the slot: read as its default
 
     @property
     def flipped(self) -> bool:
@@ -64,9 +66,21 @@ def read_words(claim: Claim, spec: Spec, found: Mapping[str, Any],
             continue
         if param.name in phrased:
             stated = words.phrase_meanings(printed.text).get(param.vocab, set())
+            if not stated:  # judged only beside a word that states another law (fixedwords)
+                out.append(Word(param.name, param.vocab, printed.text, printed.start,
+                                printed.end, param.default, param.default, lost=True))
+                continue
+            if len(stated) > 1:  # two words of the class: the clause of the hole says
+                clause = clause_of(claim.text, param.name, printed.text, HOLE_RE)
+                stated = (words.phrase_meanings(clause).get(param.vocab, set())
+                          if clause is not None else stated)
             meaning = next(iter(stated)) if len(stated) == 1 else None
         else:
             meaning = words.meaning(param.vocab, printed.text)
+            if meaning is None and not words.content(printed.text):  # law words only
+                # (总是等于: 总是 and 等于), one of the slot's class: read it (乘方 is no 乘)
+                stated = words.phrase_meanings(printed.text).get(param.vocab, set())
+                meaning = next(iter(stated)) if len(stated) == 1 else None
         if meaning is not None and meaning not in param.choices:
             meaning = None  # the class knows it, the law cannot state it
         out.append(Word(param.name, param.vocab, printed.text, printed.start, printed.end,

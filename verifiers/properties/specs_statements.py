@@ -9,7 +9,15 @@ one line; both build from :mod:`.params`, so neither imports the other back.
 
 from __future__ import annotations
 
-from verifiers.properties.params import DIRECTION, EFFECT, Param, Spec, slot
+from verifiers.properties.params import (
+    DIGIT,
+    DIRECTION,
+    EFFECT,
+    SENTENCE_CLASSES,
+    Param,
+    Spec,
+    slot,
+)
 
 
 def specs() -> tuple[Spec, ...]:
@@ -44,4 +52,11 @@ def specs() -> tuple[Spec, ...]:
                      Param("max_len", "int", 6, 1, 16),
                      slot("effect", "effect", "invariant", EFFECT)),
              negated_by=(("effect", "changes"),)),
+        Spec("variance-mean-square", "Var X = E[X^2] - (E X)^2: the variance equals the "
+             "expectation of the square exactly when the mean is 0 (not for every X)",
+             params=(Param("max_values", "int", 6, 1, 8),
+                     slot("always", "guarantee", "not", SENTENCE_CLASSES["guarantee"]),
+                     slot("only", "exclusive", "only", SENTENCE_CLASSES["exclusive"]),
+                     slot("mean", "digit", "zero", DIGIT)),
+             cost=0.2),
     )

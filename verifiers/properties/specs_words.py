@@ -87,7 +87,7 @@ SAID: Mapping[str, tuple[Said, ...]] = {
                                   _w("loss", "direction", "increases")),
     "greedy-is-argmax": (_r("pick", "extreme", "max"),),
     "greedy-not-sequence-optimal": (_w("ensure", "guarantee", "not"),),
-    "sampling-frequencies": (_w("can", "possible", "can"),),
+    "sampling-frequencies": (_w("can", "possible", "can"), _w("ensure", "guarantee", "not")),
     "top-k-keeps-k": (_w("renorm", "renormalise", "again"), _w("rest", "digit", "zero"),
                       _r("pick", "extreme", "max")),
     "top-p-smallest-prefix": (_w("renorm", "renormalise", "again"), _r("set", "extreme", "min")),
