@@ -88,7 +88,7 @@ def check(engine: Any, claim: Any, match: Any, note: Any) -> list[ValueVerdict]:
         printed = match.formulas[hole]
         start, end = note.position(printed.start), note.position(printed.end)
 
-        def value(status: str, message: str, expected: str = "",
+        def value(status: str, message: str, expected: str = "", hole: str = hole,
                   printed: Any = printed, start: Any = start, end: Any = end) -> ValueVerdict:
             return ValueVerdict(name=hole, printed=printed.text, expected=expected,
                                 status=status, start=start, end=end, message=message)
