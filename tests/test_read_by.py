@@ -29,6 +29,14 @@ EDITS = [
     ("l1-p-5-t-zero", r"$(z_j-z_k)/T\to-\infty$", r"$(z_k-z_j)/T\to-\infty$", 171, L1),
     ("l1-p-2-onehot-orthogonal", r"$\lVert e_i-e_j\rVert=\sqrt2$",
      r"$\lVert e_i-e_j\rVert=2$", 79, L1),
+    # readers against tinygpt (verifiers/formulas/tinygpt_refs.py)
+    ("aat-p-6-2-qk-entry", "\n(Q K^{T})_{i j} = q_{i} \\cdot k_{j}\n",
+     "\n(Q K^{T})_{i j} = q_{j} \\cdot k_{i}\n", 1119, AAT),
+    ("aat-p-12-5-tied", "来自输出路径的 ${\\bar{U}}^{T}$", "来自输出路径的 ${\\bar{U}}$", 2467,
+     AAT),
+    ("aat-p-12-5-tied", "若 $U = E^{T}$ ，还需", "若 $U = E$ ，还需", 2467, AAT),
+    ("mbm-p-3-1-score", "score(i, j) = Q[i] · K[j]^T =", "score(i, j) = Q[i] · Q[j]^T =", 180,
+     MBM),
 ]
 
 
