@@ -29,6 +29,7 @@ EDITS = [
     ("l1-p-5-t-zero", r"$(z_j-z_k)/T\to-\infty$", r"$(z_k-z_j)/T\to-\infty$", 171, L1),
     ("l1-p-2-onehot-orthogonal", r"$\lVert e_i-e_j\rVert=\sqrt2$",
      r"$\lVert e_i-e_j\rVert=2$", 79, L1),
+    ("l1-p-5-naive-overflow", r"接着 $\infty/\infty$", r"接着 $1/\infty$", 157, L1),
     # readers against tinygpt (verifiers/formulas/tinygpt_refs.py)
     ("aat-p-6-2-qk-entry", "\n(Q K^{T})_{i j} = q_{i} \\cdot k_{j}\n",
      "\n(Q K^{T})_{i j} = q_{j} \\cdot k_{i}\n", 1119, AAT),

@@ -375,6 +375,15 @@ def _tied_output_gradient(seed: int) -> Instance:
     return Instance({"Ubar": untied_grads["U"]}, {"Ebar": tied_grads["E"] - untied_grads["E"]})
 
 
+def _softmax_as_written(seed: int) -> Instance:
+    """``\\infty/\\infty`` (lesson 1, §5): the first probability of exp(z) / Σ exp(z) computed
+    as written in float64 at logits as large as the note's (1000, 999, 998): e^{1000}
+    overflows to ∞ and ∞/∞ is NaN. The seed shifts the logits, all beyond 709.78."""
+    z = torch.tensor([1000.0, 999.0, 998.0], dtype=DTYPE) + float(seed % 7)
+    e = torch.exp(z)
+    return Instance({}, {"p": e[0] / e.sum()})
+
+
 def _hidden_row(seed: int) -> Instance:
     """``h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{3}``: F_θ is tinygpt's stack of blocks and final
     norm applied to the input rows; row 3 of its value is tinygpt's h_3 of the same prefix."""
@@ -594,6 +603,8 @@ REFERENCES: dict[str, Reference] = {
     "tinygpt-tied-output-gradient": Reference(
         "the output path's share of E's gradient in tinygpt with tied weights", ("Ubar",), (),
         _tied_output_gradient),
+    "tinygpt-softmax-as-written": Reference("exp(z) / Σ exp(z) computed as written, large z",
+                                    (), (), _softmax_as_written),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
                                           ("X", "W_Q", "W_K"), (), _raw_score_matrix),
     "tinygpt-hidden-row": Reference("tinygpt's hidden row h_3 (blocks and final norm)",
