@@ -384,6 +384,21 @@ def _softmax_as_written(seed: int) -> Instance:
     return Instance({}, {"p": e[0] / e.sum()})
 
 
+def _layernorm_stats(seed: int) -> Instance:
+    """``μ = \\frac{1}{d} \\sum_{r} x_{r}, v = \\frac{1}{d} \\sum_{r} (x_{r} - μ)^{2}`` (15.5): the
+    mean and the mean squared deviation that tinygpt's layer_norm normalises one row with,
+    recovered from its output at γ = 1, β = 0: y_r = (x_r − μ)/√(v + ε), so two coordinates
+    give √(v + ε) = (x_1 − x_2)/(y_1 − y_2) and then μ = x_1 − y_1 √(v + ε)."""
+    from tinygpt.model import layer_norm
+
+    g = torch.Generator().manual_seed(seed)
+    d, eps = 5, 1e-5
+    x = _randn(g, d) * 2.0 + 1.0
+    y = layer_norm(x, torch.ones(d, dtype=DTYPE), torch.zeros(d, dtype=DTYPE), eps)
+    root = (x[0] - x[1]) / (y[0] - y[1])
+    return Instance({"x": x, "d": d, "N": d}, {"mu": x[0] - y[0] * root, "v": root ** 2 - eps})
+
+
 def _hidden_row(seed: int) -> Instance:
     """``h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{3}``: F_θ is tinygpt's stack of blocks and final
     norm applied to the input rows; row 3 of its value is tinygpt's h_3 of the same prefix."""
@@ -605,6 +620,8 @@ REFERENCES: dict[str, Reference] = {
         _tied_output_gradient),
     "tinygpt-softmax-as-written": Reference("exp(z) / Σ exp(z) computed as written, large z",
                                     (), (), _softmax_as_written),
+    "tinygpt-layernorm-stats": Reference("the mean μ and squared deviation v of tinygpt's "
+                                         "layer_norm (one row)", (), (), _layernorm_stats),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
                                           ("X", "W_Q", "W_K"), (), _raw_score_matrix),
     "tinygpt-hidden-row": Reference("tinygpt's hidden row h_3 (blocks and final norm)",
