@@ -194,7 +194,7 @@ class Claim:
     hidden: dict[str, Hidden] = field(default_factory=dict)  # where-names rounded, unprinted
     states: dict[str, Any] = field(default_factory=dict)  # word hole -> printed_data.Statement
     computes: dict[str, Any] = field(default_factory=dict)  # formula hole -> inline.Computes
-    read_by: dict[str, Any] = field(default_factory=dict)  # formula hole -> readby.ReadBy
+    read_by: dict[str, Any] = field(default_factory=dict)  # formula hole -> readby_spec.ReadBy
 
     def constants_read(self) -> list[Constant]:
         """The file constants this claim's expressions read (through its functions too)."""
@@ -595,7 +595,7 @@ class _FileValidator:
                 spec, claim.formulas,
                 lambda v: ex.parse(_expression_text(v), claim.user_functions),
                 lambda line, col, msg: self.problem(line, col, msg, claim))
-        from verifiers.formulas.readby import parse as parse_read_by
+        from verifiers.formulas.readby_spec import parse as parse_read_by
 
         claim.read_by = parse_read_by(node.value.get("read_by"), claim.formulas,
                                       lambda line, col, msg: self.problem(line, col, msg, claim))

@@ -195,14 +195,14 @@ def _name_of(text: str, ref: Reference) -> Any:
         return None
 
 
-_IN = re.compile(r"\\in(?![A-Za-z])")  # \in, not the start of \infty
+_IN = r"\\in(?![A-Za-z])"  # \in, not the start of \infty
 _SPACE_R = r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s*R|ℝ"  # the reals, written R by the reader
 
 
 def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """``M \\in R^{a \\times b}``: the reference's M has a rows and b columns (a, b evaluated
     on the reference's sizes); (the statement, how it differs) when it does not."""
-    cut = _IN.search(text)
+    cut = re.search(_IN, text)
     name, space = (text[:cut.start()], text[cut.end():]) if cut else (text, "")
     space = re.sub(_SPACE_R, "R", space.strip())  # \mathbb{R}^{1\times d}, ℝ^d: R^{…}
     if len(space) > 2 and space.startswith("R^") and space[2] != "{":
@@ -257,8 +257,9 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance,
     ``shape``: the sizes a plain-text annotation ``→ a×b`` states for the last chain."""
     pending: list[str] = []  # Q, K \in R^{…}: names that share the next shape
     for n, chain in enumerate(chains):
-        if len(chain) == 1 and _IN.search(chain[0]):  # W_{O} \in R^{H d_{v} \times d}: a shape
-            space = chain[0][_IN.search(chain[0]).start() + 3:]
+        cut = re.search(_IN, chain[0]) if len(chain) == 1 else None
+        if cut is not None:  # W_{O} \in R^{H d_{v} \times d}: a shape
+            space = chain[0][cut.end():]
             for text in [*(f"{name} \\in{space}" for name in pending), chain[0]]:
                 found = _shape(text, ref, inst)
                 if found is not None:

@@ -16,53 +16,18 @@ fails there is a ``discrepancy`` (``unparsed``, ``error``) of this claim at the 
 naming the reader's message. A stale or broken reader blocks the hole. A reader cannot itself
 have ``read_by:`` entries, so there is no cycle.
 
-Loading (:func:`parse`) is plain data; :func:`check` runs with the engine (it evaluates the
-reader, which the run's cache key also follows: :mod:`verifiers.cache`).
+Loading (:mod:`verifiers.formulas.readby_spec`) is plain data; :func:`check` runs with the
+engine (it evaluates the reader, which the run's cache key also follows: :mod:`verifiers.cache`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from verifiers.formulas.readby_spec import ReadBy, parse
 from verifiers.verdicts import BLOCKED, ERROR, PASSING, SEVERITY, VERIFIED, ValueVerdict
 
 __all__ = ["ReadBy", "check", "parse"]
-
-
-@dataclass(frozen=True)
-class ReadBy:
-    """This claim's formula hole is the reader's formula hole ``hole`` of claim ``claim_id``."""
-
-    claim_id: str
-    hole: str
-    line: int
-
-
-def parse(node: Any, formulas: list[str],
-          problem: Callable[[int, int, str], None]) -> dict[str, ReadBy]:
-    """``read_by: {F: claim-id.H}``: each key a formula hole of the text."""
-    out: dict[str, ReadBy] = {}
-    if node is None:
-        return out
-    if not isinstance(node.value, dict):
-        problem(node.line, node.col, "'read_by' maps a formula hole to the claim and hole "
-                "that read it: {F: claim-id.H}")
-        return out
-    for hole, ref in node.value.items():
-        line, col = node.keys[hole]
-        if hole not in formulas:
-            problem(line, col, f"read_by: {hole}: not a formula hole ⟪{hole}⟫ of the text")
-            continue
-        text = ref.value if isinstance(ref.value, str) else ""
-        claim_id, dot, other = text.rpartition(".")
-        if not (dot and claim_id and other):
-            problem(ref.line, ref.col, f"read_by: {hole}: name the reader as claim-id.H "
-                    "(its formula hole H)")
-            continue
-        out[hole] = ReadBy(claim_id, other, ref.line)
-    return out
 
 
 def _reader_problem(engine: Any, claim: Any, ref: ReadBy) -> str | None:
