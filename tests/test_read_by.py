@@ -26,6 +26,7 @@ EDITS = [
     ("l1-p-5-jacobian-signs", r"$p_i(1-p_i)\gt0$", r"$p_i(p_i-1)\gt0$", 184, L1),
     ("l1-p-5-jacobian-signs", r"$-p_ip_j\lt0$", r"$p_ip_j\lt0$", 184, L1),
     ("l1-p-5-sum", r"{\sum_je^{z_j}}=1$", r"{\sum_je^{z_i}}=1$", 141, L1),
+    ("l1-p-5-sum", r"{\sum_je^{z_j}}=1$", r"{\sum_je^{z_j}}=2$", 141, L1),  # the law's total
     ("l1-p-5-t-zero", r"$(z_j-z_k)/T\to-\infty$", r"$(z_k-z_j)/T\to-\infty$", 171, L1),
     ("l1-p-2-onehot-orthogonal", r"$\lVert e_i-e_j\rVert=\sqrt2$",
      r"$\lVert e_i-e_j\rVert=2$", 79, L1),

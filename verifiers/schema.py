@@ -603,7 +603,7 @@ class _FileValidator:
         if unread and claim.kind != "symbolic":
             text = node.value.get("text", node)
             self.problem(text.line, text.col, "formula holes ⟪name⟫ need kind: symbolic, or a "
-                         f"computes: or read_by: entry ({', '.join(unread)})", claim)
+                         f"read_by: or computes: entry ({', '.join(unread)})", claim)
 
     def mapping(self, claim: Claim, node: Node | None, what: str) -> dict[str, Node]:
         if node is None:
@@ -903,7 +903,7 @@ class _FileValidator:
                 self.problem(line, col, f"{key!r} does not apply to a property claim", claim)
         if any(not (h.word or h.formula) for h in claim.holes):  # formulas: computes/read_by
             self.problem(claim.text_line or claim.line, 1, "a property claim quotes the note "
-                         "without value holes (word holes ⟦slot⟧, formula holes ⟪F⟫)", claim)
+                         "without holes (only word holes ⟦slot⟧ and formula holes ⟪F⟫)", claim)
         name = self.string(node, "property", claim, required=True)
         if name is None:
             return
