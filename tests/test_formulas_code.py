@@ -67,6 +67,13 @@ FORMULAS = {
     "tinygpt-shapes": (r"A \in R^{n \times n}, V \in R^{n \times d_{v}}",
                        r"A \in R^{n \times d}, V \in R^{n \times d_{v}}"),
     "tinygpt-embedding-count": (r"V\times d", r"V+d"),
+    "tinygpt-score-entries": (r"(Q K^{T})_{i j} = q_{i} \cdot k_{j}",
+                              r"(Q K^{T})_{i j} = q_{j} \cdot k_{i}"),
+    "tinygpt-tied-output-gradient": (r"{\bar{U}}^{T}", r"- {\bar{U}}^{T}"),
+    "tinygpt-softmax-as-written": (r"\infty/\infty", r"1/\infty"),
+    "tinygpt-layernorm-stats": (
+        r"μ = \frac{1}{d} \sum_{r} x_{r}, v = \frac{1}{d} \sum_{r} (x_{r} - μ)^{2}",
+        r"μ = \frac{1}{d} \sum_{r} x_{r}, v = \frac{1}{d} \sum_{r} (x_{r} + μ)^{2}"),
     "tinygpt-product-count": (r"n\times m", r"n\times d"),
     "tinygpt-token-loss": (r"- \ln p", r"\ln p"),
     "tinygpt-lm-shapes": (r"x\in\mathbb{R}^{1\times d}, W_U\in\mathbb{R}^{d\times V}",

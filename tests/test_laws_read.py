@@ -124,7 +124,6 @@ READ_FLIPS = [
 
 LITERAL_BASELINE = frozenset({
     "aat-p-15-7-residual-jacobian",
-    "l1-p-5-naive-overflow",
     "l1-p-5-ratio",
     "l1-p-6-sum-zero",
     "mbm-p-10-4-top-p-covers",

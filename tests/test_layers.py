@@ -42,6 +42,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.programs", "verifiers.printed_data", "verifiers.formulas.holes",
         "verifiers.formulas.frames",  # frame: a claim rule (re only); symbolic.claims fills it
         "verifiers.formulas.inline_spec",  # computes: a claim's entry (formulas.inline checks)
+        "verifiers.formulas.readby_spec",  # read_by: a claim's entry (formulas.readby checks)
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
     )),
     ("checks, one folder or module per kind", (

@@ -253,7 +253,8 @@ class VerdictCache:
         claim = self.claims.get(claim_id)
         if claim is None:
             return []
-        return [u.claim_id for u in sorted(claim.uses.values(), key=lambda u: u.name)]
+        readers = [r.claim_id for _, r in sorted(getattr(claim, "read_by", {}).items())]
+        return [u.claim_id for u in sorted(claim.uses.values(), key=lambda u: u.name)] + readers
 
     def _file_hash(self, file: str) -> str:
         if file not in self._files:

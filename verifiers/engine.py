@@ -526,6 +526,10 @@ class Engine:
                 verdict.status, verdict.message = ERROR, err.message
                 verdict.depends_on_time, verdict.values = True, []
                 return verdict
+        if claim.read_by:  # formula holes another claim checks (formulas/readby.py)
+            from verifiers.formulas.readby import check as check_read_by
+
+            verdict.values.extend(check_read_by(self, claim, match, note))
         if match.fixed and claim.kind != "property":  # a changed law word no law reads
             from verifiers.properties.fixedwords import unread_verdicts
 

@@ -45,6 +45,7 @@ CLAIM_KEYS = (
     "frame",  # kind: symbolic (verifiers/formulas/frames.py)
     "trace",  # kind: procedure (verifiers/procedures)
     "computes",  # formula holes of other kinds (verifiers/formulas/inline.py)
+    "read_by",  # formula holes another claim checks (verifiers/formulas/readby.py)
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
@@ -193,6 +194,7 @@ class Claim:
     hidden: dict[str, Hidden] = field(default_factory=dict)  # where-names rounded, unprinted
     states: dict[str, Any] = field(default_factory=dict)  # word hole -> printed_data.Statement
     computes: dict[str, Any] = field(default_factory=dict)  # formula hole -> inline.Computes
+    read_by: dict[str, Any] = field(default_factory=dict)  # formula hole -> readby_spec.ReadBy
 
     def constants_read(self) -> list[Constant]:
         """The file constants this claim's expressions read (through its functions too)."""
@@ -593,11 +595,15 @@ class _FileValidator:
                 spec, claim.formulas,
                 lambda v: ex.parse(_expression_text(v), claim.user_functions),
                 lambda line, col, msg: self.problem(line, col, msg, claim))
-        unread = [f for f in claim.formulas if f not in claim.computes]
+        from verifiers.formulas.readby_spec import parse as parse_read_by
+
+        claim.read_by = parse_read_by(node.value.get("read_by"), claim.formulas,
+                                      lambda line, col, msg: self.problem(line, col, msg, claim))
+        unread = [f for f in claim.formulas if f not in claim.computes and f not in claim.read_by]
         if unread and claim.kind != "symbolic":
             text = node.value.get("text", node)
             self.problem(text.line, text.col, "formula holes ⟪name⟫ need kind: symbolic, or a "
-                         f"computes: entry ({', '.join(unread)})", claim)
+                         f"read_by: or computes: entry ({', '.join(unread)})", claim)
 
     def mapping(self, claim: Claim, node: Node | None, what: str) -> dict[str, Node]:
         if node is None:
@@ -895,9 +901,9 @@ class _FileValidator:
             if key in node.value:
                 line, col = node.keys[key]
                 self.problem(line, col, f"{key!r} does not apply to a property claim", claim)
-        if any(not h.word for h in claim.holes):
+        if any(not (h.word or h.formula) for h in claim.holes):  # formulas: computes/read_by
             self.problem(claim.text_line or claim.line, 1, "a property claim quotes the note "
-                         "without holes (only word holes ⟦slot⟧)", claim)
+                         "without holes (only word holes ⟦slot⟧ and formula holes ⟪F⟫)", claim)
         name = self.string(node, "property", claim, required=True)
         if name is None:
             return

@@ -195,13 +195,15 @@ def _name_of(text: str, ref: Reference) -> Any:
         return None
 
 
+_IN = r"\\in(?![A-Za-z])"  # \in, not the start of \infty
 _SPACE_R = r"\\mathbb\s*\{\s*R\s*\}|\\mathbb\s*R|ℝ"  # the reals, written R by the reader
 
 
 def _shape(text: str, ref: Reference, inst: Instance) -> tuple[str, str] | None:
     """``M \\in R^{a \\times b}``: the reference's M has a rows and b columns (a, b evaluated
     on the reference's sizes); (the statement, how it differs) when it does not."""
-    name, _, space = text.partition("\\in")
+    cut = re.search(_IN, text)
+    name, space = (text[:cut.start()], text[cut.end():]) if cut else (text, "")
     space = re.sub(_SPACE_R, "R", space.strip())  # \mathbb{R}^{1\times d}, ℝ^d: R^{…}
     if len(space) > 2 and space.startswith("R^") and space[2] != "{":
         space = f"R^{{{space[2:]}}}"  # R^d, R^V: one size without braces
@@ -230,12 +232,17 @@ def _key(lhs: Any) -> str:
     return getattr(lhs, "name", str(lhs))
 
 
+def _same(got: torch.Tensor, want: torch.Tensor) -> bool:
+    """Entries that are not finite agree: the same infinity, or both NaN (∞/∞ is NaN)."""
+    return bool(((got == want) | (got.isnan() & want.isnan())).all())
+
+
 def _differs(got: Any, want: torch.Tensor) -> str | None:
     got = torch.as_tensor(got, dtype=DTYPE)
     if got.shape != want.shape:
         return f"shape {tuple(got.shape)}, tinygpt's {tuple(want.shape)}"
     finite = torch.isfinite(want)
-    if not torch.equal(torch.isfinite(got), finite) or not torch.equal(got[~finite], want[~finite]):
+    if not torch.equal(torch.isfinite(got), finite) or not _same(got[~finite], want[~finite]):
         return "infinite entries differ"
     if not bool(finite.any()):
         return None
@@ -250,8 +257,9 @@ def _check(chains: list[list[str]], ref: Reference, inst: Instance,
     ``shape``: the sizes a plain-text annotation ``→ a×b`` states for the last chain."""
     pending: list[str] = []  # Q, K \in R^{…}: names that share the next shape
     for n, chain in enumerate(chains):
-        if len(chain) == 1 and "\\in" in chain[0]:  # W_{O} \in R^{H d_{v} \times d}: a shape
-            space = chain[0].partition("\\in")[2]
+        cut = re.search(_IN, chain[0]) if len(chain) == 1 else None
+        if cut is not None:  # W_{O} \in R^{H d_{v} \times d}: a shape
+            space = chain[0][cut.end():]
             for text in [*(f"{name} \\in{space}" for name in pending), chain[0]]:
                 found = _shape(text, ref, inst)
                 if found is not None:

@@ -24,6 +24,8 @@ _SUB = "".join(SUBSCRIPTS)
 _NAME_SUBS = re.compile(rf"([A-Za-zα-ωΑ-Ω][A-Za-z]*)(?:_([A-Za-z0-9]+))?([{_SUB}]+)")
 # a subscript of letters then digits that the reader would split: W_q1 -> W_{q1}
 _LETTER_DIGITS = re.compile(r"(?<=[A-Za-z])_([A-Za-z]+[0-9]+)(?![A-Za-z0-9_{])")
+# a row of a matrix written as an index in brackets: Q[i] -> Q_{i} (the row q_i of 3.1)
+_ROW = re.compile(r"(?<![A-Za-z0-9_])([A-Z])\[([a-z])\]")
 _ELLIPSIS = re.compile(r"(?<=,)\s*(?:\.\.\.|…)\s*(?=,)")
 _SHAPE = re.compile(r"\s*(?:→|->|⟶)\s*(\d+)\s*[×x]\s*(\d+)\s*(?:矩阵)?\s*$")
 
@@ -34,10 +36,11 @@ def _subscripted(m: re.Match[str]) -> str:
 
 
 def normalize(text: str) -> str:
-    """``text`` with Unicode subscripts, ``...`` between arguments and letter-digit
-    subscripts in the reader's notation (everything else unchanged)."""
+    """``text`` with Unicode subscripts, ``...`` between arguments, letter-digit
+    subscripts and rows ``Q[i]`` in the reader's notation (everything else unchanged)."""
     text = _NAME_SUBS.sub(_subscripted, text)
     text = _LETTER_DIGITS.sub(lambda m: "_{" + m.group(1) + "}", text)
+    text = _ROW.sub(r"\1_{\2}", text)
     return _ELLIPSIS.sub(r" \\dots", text)
 
 

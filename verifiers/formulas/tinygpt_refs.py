@@ -339,6 +339,66 @@ def _raw_score_matrix(seed: int) -> Instance:
                     {"S": scaled_scores(x @ wq, x @ wk, scale=False)})
 
 
+def _score_entries(seed: int) -> Instance:
+    """``(Q K^{T})_{i j} = q_{i} \\cdot k_{j}``: each entry of tinygpt's unscaled score matrix,
+    q_i, k_j the rows of Q and K at the entry's indices (q_j and k_i too: a swapped index
+    is read, and differs)."""
+    from tinygpt.model import scaled_scores
+
+    g = torch.Generator().manual_seed(seed)
+    q, k = _randn(g, 3, 2), _randn(g, 3, 2)
+    scores = scaled_scores(q, k, scale=False)
+    pairs = [(i, j) for i in range(3) for j in range(3)]
+    family = [({"i": i + 1, "j": j + 1, "q_i": q[i], "q_j": q[j], "k_i": k[i], "k_j": k[j]},
+               scores[i, j]) for i, j in pairs]
+    # plain text (3.1's score(i, j) = Q[i] · K[j]^T): the rows are 1×d matrices
+    rows = [({"i": i + 1, "j": j + 1, "Q_i": q[i:i + 1], "Q_j": q[j:j + 1], "K_i": k[i:i + 1],
+              "K_j": k[j:j + 1]}, scores[i:i + 1, j:j + 1]) for i, j in pairs]
+    return Instance({"Q": q, "K": k}, {"entry": scores, "score": scores},
+                    each={"entry": family, "score": rows})
+
+
+def _tied_output_gradient(seed: int) -> Instance:
+    """``{\\bar{U}}^{T}`` (12.5: with U = Eᵀ, E also receives the output path's Ūᵀ): what weight
+    tying adds to E's gradient in tinygpt (tied minus untied at the same weights), against
+    the untied model's Ū."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    config = {"vocab_size": 5, "d_model": 4, "n_heads": 1, "d_k": 4, "d_v": 4, "n_layers": 1}
+    tied = TinyGPT(GPTConfig(**config, tie_weights=True), seed=seed)
+    untied = TinyGPT(GPTConfig(**config), seed=seed)
+    weights = {**tied.state_dict(), "U": tied.E.detach().T.clone()}
+    untied.load_state_dict(weights)
+    tokens, targets = [1, 3, 0, 3], [3, 0, 3, 2]
+    tied_grads = tied.loss_and_grads(tokens, targets)[1]
+    untied_grads = untied.loss_and_grads(tokens, targets)[1]
+    return Instance({"Ubar": untied_grads["U"]}, {"Ebar": tied_grads["E"] - untied_grads["E"]})
+
+
+def _softmax_as_written(seed: int) -> Instance:
+    """``\\infty/\\infty`` (lesson 1, §5): the first probability of exp(z) / Σ exp(z) computed
+    as written in float64 at logits as large as the note's (1000, 999, 998): e^{1000}
+    overflows to ∞ and ∞/∞ is NaN. The seed shifts the logits, all beyond 709.78."""
+    z = torch.tensor([1000.0, 999.0, 998.0], dtype=DTYPE) + float(seed % 7)
+    e = torch.exp(z)
+    return Instance({}, {"p": e[0] / e.sum()})
+
+
+def _layernorm_stats(seed: int) -> Instance:
+    """``μ = \\frac{1}{d} \\sum_{r} x_{r}, v = \\frac{1}{d} \\sum_{r} (x_{r} - μ)^{2}`` (15.5): the
+    mean and the mean squared deviation that tinygpt's layer_norm normalises one row with,
+    recovered from its output at γ = 1, β = 0: y_r = (x_r − μ)/√(v + ε), so two coordinates
+    give √(v + ε) = (x_1 − x_2)/(y_1 − y_2) and then μ = x_1 − y_1 √(v + ε)."""
+    from tinygpt.model import layer_norm
+
+    g = torch.Generator().manual_seed(seed)
+    d, eps = 5, 1e-5
+    x = _randn(g, d) * 2.0 + 1.0
+    y = layer_norm(x, torch.ones(d, dtype=DTYPE), torch.zeros(d, dtype=DTYPE), eps)
+    root = (x[0] - x[1]) / (y[0] - y[1])
+    return Instance({"x": x, "d": d, "N": d}, {"mu": x[0] - y[0] * root, "v": root ** 2 - eps})
+
+
 def _hidden_row(seed: int) -> Instance:
     """``h_{3} = F_{θ} (x_{1}, x_{2}, x_{3})_{3}``: F_θ is tinygpt's stack of blocks and final
     norm applied to the input rows; row 3 of its value is tinygpt's h_3 of the same prefix."""
@@ -552,6 +612,16 @@ REFERENCES: dict[str, Reference] = {
                                        (), (), lambda seed: _only(_counts(seed), "entries")),
     "tinygpt-head": Reference("tinygpt's attention head (tinygpt.attention of its Q, K, V)",
                               ("Q^(h)", "K^(h)", "V^(h)", "Z^(h)"), ("Attention",), _head),
+    "tinygpt-score-entries": Reference("tinygpt's unscaled scores Q Kᵀ, entry by entry",
+                                       ("Q", "K", "Q_i", "Q_j", "K_i", "K_j"), ("score",),
+                                       _score_entries),
+    "tinygpt-tied-output-gradient": Reference(
+        "the output path's share of E's gradient in tinygpt with tied weights", ("Ubar",), (),
+        _tied_output_gradient),
+    "tinygpt-softmax-as-written": Reference("exp(z) / Σ exp(z) computed as written, large z",
+                                    (), (), _softmax_as_written),
+    "tinygpt-layernorm-stats": Reference("the mean μ and squared deviation v of tinygpt's "
+                                         "layer_norm (one row)", (), (), _layernorm_stats),
     "tinygpt-raw-score-matrix": Reference("tinygpt's unscaled scores Q Kᵀ (Q = X W_Q, K = X W_K)",
                                           ("X", "W_Q", "W_K"), (), _raw_score_matrix),
     "tinygpt-hidden-row": Reference("tinygpt's hidden row h_3 (blocks and final norm)",

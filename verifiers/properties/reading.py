@@ -16,8 +16,10 @@ from verifiers.schema import Claim, load_claim_file
 
 
 def reads_its_law(claim: Claim) -> bool:
-    """The claim has a word hole: its law is built from the word the note prints there."""
-    return any(h.word for h in claim.holes)
+    """The claim has a word hole (its law is built from the word the note prints there), or
+    a formula hole that another claim reads and checks (``read_by:``: the value the law
+    states, ``=1``, ``∞/∞``, is in the formula, and an edit of it fails this claim there)."""
+    return any(h.word for h in claim.holes) or bool(claim.read_by)
 
 
 def property_claims(claims_dir: Path) -> list[Claim]:
