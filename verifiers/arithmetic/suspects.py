@@ -41,6 +41,7 @@ from typing import Any
 import mpmath
 
 from verifiers.arithmetic.edits import number_spans
+from verifiers.arithmetic.onefailure import Printing, explain, unit_factor
 from verifiers.budget import Budget
 from verifiers.engine import Engine, Evaluation, flat, part_of
 from verifiers.holes import ResolveError, read_value
@@ -78,6 +79,7 @@ class _Finding:
     changed: int
     repaired: frozenset[tuple[str, str]]  # (claim id, hole key) of the failing consumers
     evidence: int  # failing printed numbers repaired
+    why: str = ""  # a one-failure reading (onefailure.py), appended to the message
 
 
 def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
@@ -164,7 +166,8 @@ def _given(verdict: Verdict, value, note: Note | None) -> _Given | None:
         return None
     if not 0 < len(printed.numbers) <= MAX_NUMBERS:
         return None
-    if any(pn.kind not in ("integer", "decimal", "percent") for pn in printed.numbers):
+    if any(pn.kind not in ("integer", "decimal", "percent", "magnitude")
+           or (pn.kind == "magnitude" and unit_factor(pn) is None) for pn in printed.numbers):
         return None
     spans = number_spans(printed)
     if len(spans) != len(printed.numbers):
@@ -211,12 +214,14 @@ class _Outputs:
     computed: list[Any]  # what the claims compute for them from the givens (mpf)
     failing: dict[tuple[str, str], int]  # (claim, hole key) -> numbers whose own step fails
     passes: bool  # every value of the claims verifies or keeps its pin
+    printings: list[tuple[tuple[str, str], Printing]]  # each printed number, by (claim, key)
 
 
 def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
     printed: list[Any] = []
     computed: list[Any] = []
     failing: dict[tuple[str, str], int] = {}
+    printings: list[tuple[tuple[str, str], Printing]] = []
     passes = True
     for cid in ids:
         ev = evals.get(cid)
@@ -241,7 +246,15 @@ def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
                 continue
             printed += [_mpf(pn.value) for pn in pr.numbers]
             computed += numbers
-    return _Outputs(printed, computed, failing, passes)
+            spans = number_spans(pr)
+            note = ev.note
+            for j, pn in enumerate(pr.numbers):
+                span = spans[j] if len(spans) == len(pr.numbers) else None
+                place = "?" if span is None or note is None else \
+                    "{}:{}".format(*note.position(span[0]))
+                printings.append(((cid, ref.key), Printing(pn, span, place, _mpf(pn.value),
+                                                           numbers[j])))
+    return _Outputs(printed, computed, failing, passes, printings)
 
 
 def _mid(v: Any) -> Any:
@@ -262,8 +275,10 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
     if todo:
         base_evals.update(_evaluate(claims, notes, given.note, [], todo, budget))
     base = _outputs(base_evals, ids)
-    if base is None or base.passes or sum(base.failing.values()) < 2:
+    if base is None or base.passes or not base.failing:
         return None
+    if sum(base.failing.values()) < 2:
+        return _one_failure(given, ids, claims, notes, base, budget)
     x = [_mpf(pn.value) for pn in given.numbers]
     steps = []
     for i, pn in enumerate(given.numbers):
@@ -292,6 +307,23 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
             return None  # as many changes as failures: the consumers may as well be wrong
         return _Finding(given, texts, len(changes), frozenset(base.failing), evidence)
     return None
+
+
+def _one_failure(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
+                 base: _Outputs, budget: Budget) -> _Finding | None:
+    """One failing step: the given is named only by a reading of onefailure.py."""
+    failing = [p for key, p in base.printings if key in base.failing]
+
+    def passes(changes: list[Replacement]) -> bool:
+        out = _outputs(_evaluate(claims, notes, given.note, changes, ids, budget), ids)
+        return out is not None and out.passes
+
+    reading = explain(given.numbers, given.spans, failing, passes, _text)
+    if reading is None:
+        return None
+    texts = tuple(reading.text if i == reading.index else pn.text
+                  for i, pn in enumerate(given.numbers))
+    return _Finding(given, texts, 1, frozenset(base.failing), 1, reading.why)
 
 
 def _step(pn: PrintedNumber) -> Fraction:
@@ -373,13 +405,18 @@ def _text(pn: PrintedNumber, value: Any, exact: bool = False) -> str | None:
     """``value`` written like ``pn``: its sign style, percent and (at most) its decimals plus
     two; the shortest that is exact, else at the printed decimals. ``exact``: a Fraction
     written in full (a finite-difference step)."""
-    scale = 100 if pn.kind == "percent" else 1
+    scale = Fraction(100) if pn.kind == "percent" else Fraction(1)
+    if pn.kind == "magnitude":
+        factor = unit_factor(pn)
+        if factor is None:
+            return None
+        scale = Fraction(1, factor)
     m = _DIGITS.search(pn.text)
     if m is None or "," in m.group(0):
         return None
     decimals = len(m.group(0).split(".")[1]) if "." in m.group(0) else 0
     v = mpmath.mpf(value.numerator) / value.denominator if isinstance(value, Fraction) else value
-    v = v * scale
+    v = v * scale.numerator / scale.denominator
     sign_printed = pn.value < 0
     if v != 0 and (v < 0) != sign_printed and pn.value != 0:
         return None  # a sign the printed form would have to gain or lose: no candidate
@@ -434,7 +471,7 @@ def _mark(f: _Finding, own, note: Note) -> None:
     y.expected = y.suggestion = hole_text
     y.message = (f"{g.key}: {shown} at {g.note}:{line}:{col} is inconsistent with the "
                  f"{f.evidence} value(s) computed from it ({', '.join(places)}); "
-                 f"{' '.join(hole_text.split())} makes them verify")
+                 f"{' '.join(hole_text.split())} makes them verify{f.why}")
     for cid, key in sorted(f.repaired):
         v = own(cid)
         x = next(z for z in v.values if z.name == key)
