@@ -163,3 +163,75 @@ def test_two_printings_with_nothing_computed_from_them_name_no_input(
     assert code == 1
     assert _value(by_id["var"], "n")["status"] == "given"
     assert _value(by_id["var"], "vs")["status"] == "discrepancy"
+
+
+TABLE = """第 1 章
+1.1 表
+候选	概率
+黑便	60%
+呕血	20%
+头晕	10%
+其他	10%
+1.2 乘
+两件事的概率是 50% 和 20%，同时发生的概率是 10%。
+"""
+
+TABLE_CLAIMS = """note: n.txt
+claims:
+  - id: column
+    says: the distribution sums to 100%; 其他 is the rest
+    section: "1.1"
+    text: |
+      黑便	⟨p0⟩
+      呕血	⟨p1⟩
+      头晕	⟨p2⟩
+      其他	⟨rest⟩
+    check:
+      rest: 1 - (p0 + p1 + p2)
+  - id: product
+    says: independent events multiply
+    section: "1.2"
+    text: 两件事的概率是 ⟨a⟩ 和 ⟨b⟩，同时发生的概率是 ⟨ab⟩。
+    check:
+      ab: a * b
+"""
+
+
+def _table(tmp_path: Path, note: str, capsys, monkeypatch) -> tuple[int, dict[str, dict]]:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
+    (tmp_path / "claims" / "n").mkdir(parents=True)
+    (tmp_path / "claims" / "n" / "c.yaml").write_text(TABLE_CLAIMS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "--no-cache", "-j", "1", "--json", "out.json"])
+    capsys.readouterr()
+    data = json.loads(Path("out.json").read_text(encoding="utf-8"))
+    return code, {c["id"]: c for c in data["claims"]}
+
+
+def test_the_unedited_table_verifies(tmp_path, capsys, monkeypatch):
+    code, by_id = _table(tmp_path, TABLE, capsys, monkeypatch)
+    assert code == 0, {k: v["status"] for k, v in by_id.items()}
+
+
+def test_a_row_of_a_column_that_no_longer_adds_up_is_flagged_at_its_line(
+        tmp_path, capsys, monkeypatch):
+    code, by_id = _table(tmp_path, TABLE.replace("头晕\t10%", "头晕\t15%"), capsys, monkeypatch)
+    assert code == 1
+    values = {v["name"]: v for v in by_id["column"]["values"]}
+    assert values["p2"]["status"] == "discrepancy"
+    assert values["p2"]["start"] == {"line": 6, "col": 4}
+    assert "which one is wrong cannot be told" in values["p2"]["message"]
+    assert "6:4 15% (→ 10%)" in values["p2"]["message"]
+    # every row is a member: none gets a suggestion, so `fix` rewrites none of them
+    assert all(v["status"] == "discrepancy" and v["suggestion"] is None for v in values.values())
+
+
+def test_a_product_of_percentages_is_no_column(tmp_path, capsys, monkeypatch):
+    # 50% × 30% ≠ 10%: a or b alone would repair it, but a product is not a sum of rows
+    code, by_id = _table(tmp_path, TABLE.replace("50% 和 20%", "50% 和 30%"), capsys,
+                         monkeypatch)
+    assert code == 1
+    assert _value(by_id["product"], "a")["status"] == "given"
+    assert _value(by_id["product"], "b")["status"] == "given"
+    assert _value(by_id["product"], "ab")["status"] == "discrepancy"

@@ -16,7 +16,14 @@ Two readings still single out the input, without guessing which of several value
   setting the restatement to the input's value does not (the steps computed from the
   restatement agree with it: ``\\sqrt{4} = 2``). When both repairs verify, nobody is named.
 
-Both only ever add a verdict where a step already fails: an unedited note is never touched.
+When neither reading names an input, a failing step that sums a **column of percentages**
+(``黑便 60%`` … ``其他 10%`` with ``rest: 1 − (p0 + p1 + p2)``; every term enters with
+coefficient ±1) and that two or more of its inputs could each repair alone is a tie: like two
+printings of one value that differ, nobody can tell which row is wrong, so every such row is a
+``discrepancy`` at its own place, and none (nor the step) has a suggestion (``suspects._tied``).
+
+All of this only ever adds a verdict where a step already fails: an unedited note is never
+touched.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import mpmath
 
 from verifiers.numbers import PrintedNumber
 
-__all__ = ["Reading", "UNIT_FACTORS", "explain"]
+__all__ = ["Printing", "Reading", "UNIT_FACTORS", "explain", "in_column"]
 
 # the factor a value changes by when it is written in (or out of) its unit
 UNIT_FACTORS = {"%": 100, "％": 100, "万亿": 10**12, "亿": 10**8, "万": 10**4}
@@ -144,3 +151,10 @@ def _stands(reading: Reading, failing: Sequence[Printing],
 def _same(a: Any, b: Any) -> bool:
     return bool(abs(a - b) <= mpmath.mpf(10) ** -20 * max(1, abs(b)))
 
+
+
+def in_column(step: Printing, numbers: Sequence[PrintedNumber]) -> bool:
+    """The failing step and the input are members of one column of percentages (a
+    distribution's rows: ``黑便 60%``, ``头晕 10%``, ``其他 10%``): a row that fails the
+    column's sum could be any of them."""
+    return step.pn.kind == "percent" and all(pn.kind == "percent" for pn in numbers)

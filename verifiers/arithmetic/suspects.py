@@ -41,7 +41,7 @@ from typing import Any
 import mpmath
 
 from verifiers.arithmetic.edits import number_spans
-from verifiers.arithmetic.onefailure import Printing, explain, unit_factor
+from verifiers.arithmetic.onefailure import Printing, explain, in_column, unit_factor
 from verifiers.budget import Budget
 from verifiers.engine import Engine, Evaluation, flat, part_of
 from verifiers.holes import ResolveError, read_value
@@ -82,6 +82,16 @@ class _Finding:
     why: str = ""  # a one-failure reading (onefailure.py), appended to the message
 
 
+@dataclass(frozen=True)
+class _Tie:
+    """One number of a given that alone repairs a single failing step (a percentage)."""
+
+    step: tuple[str, str, str]  # the failing step: (claim id, hole key, its printing's place)
+    given: _Given
+    index: int
+    text: str  # the repair
+
+
 def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
               notes: dict[str, Note] | None, budget: Budget | None = None) -> list[Verdict]:
     """The verdicts with each suspect input found (see the module) made the discrepancy.
@@ -99,16 +109,18 @@ def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
             users.setdefault(use.claim_id, set()).add(c.id)
     givens = _suspects(verdicts, by_id, present, notes)
     findings: list[_Finding] = []
+    ties: list[_Tie] = []
     base_cache: dict[str, dict[str, Evaluation]] = {}
     for given in givens[:MAX_TRIALS]:
         involved = _closure(given.claim_id, users, by_id, present)
         if involved is None:
             continue
-        found = _trial(given, involved, claims, notes, base_cache, budget)
+        found = _trial(given, involved, claims, notes, base_cache, budget, ties)
         if found is not None:
             findings.append(found)
     chosen = _choose(findings)
-    if not chosen:
+    tied = _tied(ties, chosen)
+    if not chosen and not tied:
         return verdicts
     out = list(verdicts)
     position = {v.id: i for i, v in enumerate(out)}
@@ -122,6 +134,8 @@ def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
 
     for f in chosen:
         _mark(f, own, notes[f.given.note])
+    for step, members in tied.items():
+        _mark_tie(step, members, own)
     for v in touched.values():
         settle(v)
     return out
@@ -266,8 +280,11 @@ def _mpf(x: Fraction) -> Any:
 
 
 def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
-           base_cache: dict[str, dict[str, Evaluation]], budget: Budget) -> _Finding | None:
-    """Solve the consumers for the given's numbers; the finding if a candidate repairs them."""
+           base_cache: dict[str, dict[str, Evaluation]], budget: Budget,
+           ties: list[_Tie]) -> _Finding | None:
+    """Solve the consumers for the given's numbers; the finding if a candidate repairs them.
+    A single failing column of percentages that the given's numbers could each repair adds
+    to ``ties`` (see :mod:`verifiers.arithmetic.onefailure`)."""
     if given.note not in base_cache:
         base_cache[given.note] = {}
     base_evals = base_cache[given.note]
@@ -278,7 +295,7 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
     if base is None or base.passes or not base.failing:
         return None
     if sum(base.failing.values()) < 2:
-        return _one_failure(given, ids, claims, notes, base, budget)
+        return _one_failure(given, ids, claims, notes, base, budget, ties)
     x = [_mpf(pn.value) for pn in given.numbers]
     steps = []
     for i, pn in enumerate(given.numbers):
@@ -310,20 +327,51 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
 
 
 def _one_failure(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
-                 base: _Outputs, budget: Budget) -> _Finding | None:
-    """One failing step: the given is named only by a reading of onefailure.py."""
-    failing = [p for key, p in base.printings if key in base.failing]
+                 base: _Outputs, budget: Budget, ties: list[_Tie]) -> _Finding | None:
+    """One failing step: the given is named only by a reading of onefailure.py; else its
+    single-number repairs of a failing percentage are recorded as ``ties``."""
+    failing = [(key, p) for key, p in base.printings if key in base.failing]
+
+    def run(changes: list[Replacement]) -> _Outputs | None:
+        return _outputs(_evaluate(claims, notes, given.note, changes, ids, budget), ids)
 
     def passes(changes: list[Replacement]) -> bool:
-        out = _outputs(_evaluate(claims, notes, given.note, changes, ids, budget), ids)
+        out = run(changes)
         return out is not None and out.passes
 
-    reading = explain(given.numbers, given.spans, failing, passes, _text)
-    if reading is None:
+    reading = explain(given.numbers, given.spans, [p for _, p in failing], passes, _text)
+    if reading is not None:
+        texts = tuple(reading.text if i == reading.index else pn.text
+                      for i, pn in enumerate(given.numbers))
+        return _Finding(given, texts, 1, frozenset(base.failing), 1, reading.why)
+    if len(failing) != 1 or not in_column(failing[0][1], given.numbers):
         return None
-    texts = tuple(reading.text if i == reading.index else pn.text
-                  for i, pn in enumerate(given.numbers))
-    return _Finding(given, texts, 1, frozenset(base.failing), 1, reading.why)
+    (cid, key), printing = failing[0]
+    at = next(k for k, (kk, _) in enumerate(base.printings) if kk == (cid, key))
+    for i, pn in enumerate(given.numbers):
+        step = _step(pn)
+        moved = _text(pn, pn.value + step, exact=True)
+        out = run([(*given.spans[i], moved)]) if moved is not None else None
+        if out is None or len(out.printings) != len(base.printings):
+            continue
+        slope = (out.printings[at][1].computed - printing.computed) / _mpf(step)
+        if abs(abs(slope) - 1) > mpmath.mpf(10) ** -12:
+            continue  # not a term of a sum (or of what a sum leaves)
+        text = _text(pn, _mpf(pn.value) + (printing.printed - printing.computed) / slope)
+        if text is not None and text != pn.text and passes([(*given.spans[i], text)]):
+            ties.append(_Tie((cid, key, printing.place), given, i, text))
+    return None
+
+
+def _tied(ties: list[_Tie], chosen: list[_Finding]) -> dict[tuple[str, str, str], list[_Tie]]:
+    """Failing steps that two or more given numbers could each repair alone, and that no
+    finding explains: their members are flagged together (no one can be singled out)."""
+    explained = {key for f in chosen for key in f.repaired}
+    by_step: dict[tuple[str, str, str], list[_Tie]] = {}
+    for t in ties:
+        if t.step[:2] not in explained:
+            by_step.setdefault(t.step, []).append(t)
+    return {s: m for s, m in by_step.items() if len(m) >= 2}
 
 
 def _step(pn: PrintedNumber) -> Fraction:
@@ -482,3 +530,22 @@ def _mark(f: _Finding, own, note: Note) -> None:
 
 def _place(cid: str, key: str, own) -> tuple[int, int]:
     return next(z for z in own(cid).values if z.name == key).start
+
+
+def _mark_tie(step: tuple[str, str, str], members: list[_Tie], own) -> None:
+    """Each member of a failing column is a discrepancy, none with a suggestion: like two
+    printings of one value that differ, nobody can tell which one is wrong."""
+    cid, key, place = step
+    listed = ", ".join("{}:{} ".format(*_place(t.given.claim_id, t.given.key, own))
+                       + f"{t.given.numbers[t.index].text.strip()} (→ {t.text})" for t in members)
+    said = (f"a column of percentages that does not add up: {key} at {place} fails, and each "
+            f"of {listed} alone would repair it; which one is wrong cannot be told")
+    x = next(z for z in own(cid).values if z.name == key)
+    x.suggestion = None
+    x.message += f" — {said}"
+    for t in members:
+        y = next(z for z in own(t.given.claim_id).values if z.name == t.given.key)
+        if y.status == DISCREPANCY:
+            continue
+        y.status, y.local, y.suggestion = DISCREPANCY, "wrong", None
+        y.message = f"{t.given.key}: {' '.join(y.printed.split())} — {said}"
