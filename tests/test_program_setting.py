@@ -87,3 +87,11 @@ def test_the_variants_run_in_the_jail() -> None:
     assert outs[0] is not None and outs[0].split()[:2] == [str(PRINTED[0][0]), PRINTED[0][1]]
     assert outs[1] is not None and outs[1] != outs[0]
     assert outs[2] is None
+
+
+def test_a_last_digit_of_a_printed_loss_is_no_setting() -> None:
+    # the first printed loss one unit off: σ = 1.0 would need a finer digit (1.00x) to give
+    # it, which is a fit, not a slip; the printed value keeps the verdict
+    (s0, l0), *rest = PRINTED
+    off = [(s0, f"{float(l0) + 0.0001:.4f}"), *rest]
+    assert setup_setting(PROGRAM, HEADER, off, _run) is None

@@ -149,12 +149,11 @@ def setup_setting(program: str, header: int, printed: Sequence[tuple[int, str]],
                 else ((a, fa), (mids[k], f - target))
     candidates: list[tuple[int, str]] = []
     for k, ((a, _), (b, _)) in sorted(brackets.items()):
-        lit = literals[k]
-        for d in (lit.decimals(), lit.decimals() + 1):
-            for t in {_fmt(a, d), _fmt(b, d), _fmt(_middle(a, b), d)}:
-                if t is not None and t != lit.text and float(t) != lit.value \
-                        and (k, t) not in candidates:
-                    candidates.append((k, t))
+        lit = literals[k]  # at its printed precision only: a finer value would be a fit
+        d = lit.decimals()
+        for t in sorted({_fmt(a, d), _fmt(b, d), _fmt(_middle(a, b), d)} - {None}):
+            if t is not None and t != lit.text and float(t) != lit.value:
+                candidates.append((k, t))
     if not candidates:
         return None
     outs = run([literals[k].put(program, t) for k, t in candidates])
