@@ -235,3 +235,19 @@ def test_a_product_of_percentages_is_no_column(tmp_path, capsys, monkeypatch):
     assert _value(by_id["product"], "a")["status"] == "given"
     assert _value(by_id["product"], "b")["status"] == "given"
     assert _value(by_id["product"], "ab")["status"] == "discrepancy"
+
+
+def test_a_difference_of_percentages_is_no_column(tmp_path, capsys, monkeypatch):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.txt").write_text("第 1 章\n1.1 差\n准确率 55.0% 到 61.0%，提高 5.0%\n",
+                                            encoding="utf-8")
+    (tmp_path / "claims" / "n").mkdir(parents=True)
+    (tmp_path / "claims" / "n" / "c.yaml").write_text(
+        'note: n.txt\nclaims:\n  - id: diff\n    says: the gain\n    section: "1.1"\n'
+        "    text: 准确率 ⟨a⟩ 到 ⟨b⟩，提高 ⟨d⟩\n    check:\n      d: b - a\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "-j", "1", "--json", "out.json"]) == 1
+    capsys.readouterr()
+    (claim,) = json.loads(Path("out.json").read_text(encoding="utf-8"))["claims"]
+    # a or b alone would repair d, but b − a is a difference, not what a column leaves
+    assert [v["name"] for v in claim["values"] if v["status"] == "discrepancy"] == ["d"]

@@ -16,9 +16,10 @@ Two readings still single out the input, without guessing which of several value
   setting the restatement to the input's value does not (the steps computed from the
   restatement agree with it: ``\\sqrt{4} = 2``). When both repairs verify, nobody is named.
 
-When neither reading names an input, a failing step that sums a **column of percentages**
-(``黑便 60%`` … ``其他 10%`` with ``rest: 1 − (p0 + p1 + p2)``; every term enters with
-coefficient ±1) and that two or more of its inputs could each repair alone is a tie: like two
+When neither reading names an input, a failing step that is what a **column of percentages**
+leaves of 100% (``黑便 60%`` … ``其他 10%`` with ``rest: 1 − (p0 + p1 + p2)``: every row enters
+with coefficient −1, and the rows and the step make up 1; a difference ``b − a`` is no column)
+and that two or more of its rows could each repair alone is a tie: like two
 printings of one value that differ, nobody can tell which row is wrong, so every such row is a
 ``discrepancy`` at its own place, and none (nor the step) has a suggestion (``suspects._tied``).
 

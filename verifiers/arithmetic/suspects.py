@@ -90,6 +90,7 @@ class _Tie:
     given: _Given
     index: int
     text: str  # the repair
+    rest: Any  # what the step computes from the rows as printed (mpf)
 
 
 def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
@@ -355,11 +356,11 @@ def _one_failure(given: _Given, ids: list[str], claims: list[Claim], notes: dict
         if out is None or len(out.printings) != len(base.printings):
             continue
         slope = (out.printings[at][1].computed - printing.computed) / _mpf(step)
-        if abs(abs(slope) - 1) > mpmath.mpf(10) ** -12:
-            continue  # not a term of a sum (or of what a sum leaves)
+        if abs(slope + 1) > mpmath.mpf(10) ** -12:
+            continue  # not a row of what the column leaves (rest = 1 − Σ rows)
         text = _text(pn, _mpf(pn.value) + (printing.printed - printing.computed) / slope)
         if text is not None and text != pn.text and passes([(*given.spans[i], text)]):
-            ties.append(_Tie((cid, key, printing.place), given, i, text))
+            ties.append(_Tie((cid, key, printing.place), given, i, text, printing.computed))
     return None
 
 
@@ -371,7 +372,13 @@ def _tied(ties: list[_Tie], chosen: list[_Finding]) -> dict[tuple[str, str, str]
     for t in ties:
         if t.step[:2] not in explained:
             by_step.setdefault(t.step, []).append(t)
-    return {s: m for s, m in by_step.items() if len(m) >= 2}
+    return {s: m for s, m in by_step.items() if len(m) >= 2 and _whole(m)}
+
+
+def _whole(members: list[_Tie]) -> bool:
+    """The step and its rows make up 100%: a distribution's column, not any difference."""
+    total = members[0].rest + sum(_mpf(t.given.numbers[t.index].value) for t in members)
+    return bool(abs(total - 1) <= mpmath.mpf(10) ** -12)
 
 
 def _step(pn: PrintedNumber) -> Fraction:
