@@ -741,6 +741,13 @@ def _analyse(program: str, first_line: int) -> _Analysis:
         findings.append(_value(c.line, col_l, loss, "discrepancy", f"loss at step {step}",
                                _fmt(value, loss),
                                why))
+    if first_ok is False and localised is None and not (trace.error or trace.nonfinite):
+        from verifiers.programs.setting import setup_setting  # the set-up number behind it
+
+        c = setup_setting(program, shape.header,
+                          [(int(m.group("step")), m.group("loss")) for _, m in pairs])
+        if c is not None:
+            findings.append(_finding(program, c.line, "discrepancy", "program", c.message))
     findings += shape_comments(program, trace.events)  # "# B×V": the shape each line computes
     return _Analysis(findings, trace, shape, printed, ref_losses, size)
 

@@ -41,6 +41,7 @@ from typing import Any
 import mpmath
 
 from verifiers.arithmetic.edits import number_spans
+from verifiers.arithmetic.onefailure import Printing, explain, in_column, unit_factor
 from verifiers.budget import Budget
 from verifiers.engine import Engine, Evaluation, flat, part_of
 from verifiers.holes import ResolveError, read_value
@@ -78,6 +79,18 @@ class _Finding:
     changed: int
     repaired: frozenset[tuple[str, str]]  # (claim id, hole key) of the failing consumers
     evidence: int  # failing printed numbers repaired
+    why: str = ""  # a one-failure reading (onefailure.py), appended to the message
+
+
+@dataclass(frozen=True)
+class _Tie:
+    """One number of a given that alone repairs a single failing step (a percentage)."""
+
+    step: tuple[str, str, str]  # the failing step: (claim id, hole key, its printing's place)
+    given: _Given
+    index: int
+    text: str  # the repair
+    rest: Any  # what the step computes from the rows as printed (mpf)
 
 
 def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
@@ -97,16 +110,18 @@ def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
             users.setdefault(use.claim_id, set()).add(c.id)
     givens = _suspects(verdicts, by_id, present, notes)
     findings: list[_Finding] = []
+    ties: list[_Tie] = []
     base_cache: dict[str, dict[str, Evaluation]] = {}
     for given in givens[:MAX_TRIALS]:
         involved = _closure(given.claim_id, users, by_id, present)
         if involved is None:
             continue
-        found = _trial(given, involved, claims, notes, base_cache, budget)
+        found = _trial(given, involved, claims, notes, base_cache, budget, ties)
         if found is not None:
             findings.append(found)
     chosen = _choose(findings)
-    if not chosen:
+    tied = _tied(ties, chosen)
+    if not chosen and not tied:
         return verdicts
     out = list(verdicts)
     position = {v.id: i for i, v in enumerate(out)}
@@ -120,6 +135,8 @@ def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
 
     for f in chosen:
         _mark(f, own, notes[f.given.note])
+    for step, members in tied.items():
+        _mark_tie(step, members, own)
     for v in touched.values():
         settle(v)
     return out
@@ -164,7 +181,8 @@ def _given(verdict: Verdict, value, note: Note | None) -> _Given | None:
         return None
     if not 0 < len(printed.numbers) <= MAX_NUMBERS:
         return None
-    if any(pn.kind not in ("integer", "decimal", "percent") for pn in printed.numbers):
+    if any(pn.kind not in ("integer", "decimal", "percent", "magnitude")
+           or (pn.kind == "magnitude" and unit_factor(pn) is None) for pn in printed.numbers):
         return None
     spans = number_spans(printed)
     if len(spans) != len(printed.numbers):
@@ -211,12 +229,14 @@ class _Outputs:
     computed: list[Any]  # what the claims compute for them from the givens (mpf)
     failing: dict[tuple[str, str], int]  # (claim, hole key) -> numbers whose own step fails
     passes: bool  # every value of the claims verifies or keeps its pin
+    printings: list[tuple[tuple[str, str], Printing]]  # each printed number, by (claim, key)
 
 
 def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
     printed: list[Any] = []
     computed: list[Any] = []
     failing: dict[tuple[str, str], int] = {}
+    printings: list[tuple[tuple[str, str], Printing]] = []
     passes = True
     for cid in ids:
         ev = evals.get(cid)
@@ -241,7 +261,15 @@ def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
                 continue
             printed += [_mpf(pn.value) for pn in pr.numbers]
             computed += numbers
-    return _Outputs(printed, computed, failing, passes)
+            spans = number_spans(pr)
+            note = ev.note
+            for j, pn in enumerate(pr.numbers):
+                span = spans[j] if len(spans) == len(pr.numbers) else None
+                place = "?" if span is None or note is None else \
+                    "{}:{}".format(*note.position(span[0]))
+                printings.append(((cid, ref.key), Printing(pn, span, place, _mpf(pn.value),
+                                                           numbers[j])))
+    return _Outputs(printed, computed, failing, passes, printings)
 
 
 def _mid(v: Any) -> Any:
@@ -253,8 +281,11 @@ def _mpf(x: Fraction) -> Any:
 
 
 def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
-           base_cache: dict[str, dict[str, Evaluation]], budget: Budget) -> _Finding | None:
-    """Solve the consumers for the given's numbers; the finding if a candidate repairs them."""
+           base_cache: dict[str, dict[str, Evaluation]], budget: Budget,
+           ties: list[_Tie]) -> _Finding | None:
+    """Solve the consumers for the given's numbers; the finding if a candidate repairs them.
+    A single failing column of percentages that the given's numbers could each repair adds
+    to ``ties`` (see :mod:`verifiers.arithmetic.onefailure`)."""
     if given.note not in base_cache:
         base_cache[given.note] = {}
     base_evals = base_cache[given.note]
@@ -262,8 +293,10 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
     if todo:
         base_evals.update(_evaluate(claims, notes, given.note, [], todo, budget))
     base = _outputs(base_evals, ids)
-    if base is None or base.passes or sum(base.failing.values()) < 2:
+    if base is None or base.passes or not base.failing:
         return None
+    if sum(base.failing.values()) < 2:
+        return _one_failure(given, ids, claims, notes, base, budget, ties)
     x = [_mpf(pn.value) for pn in given.numbers]
     steps = []
     for i, pn in enumerate(given.numbers):
@@ -292,6 +325,60 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
             return None  # as many changes as failures: the consumers may as well be wrong
         return _Finding(given, texts, len(changes), frozenset(base.failing), evidence)
     return None
+
+
+def _one_failure(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
+                 base: _Outputs, budget: Budget, ties: list[_Tie]) -> _Finding | None:
+    """One failing step: the given is named only by a reading of onefailure.py; else its
+    single-number repairs of a failing percentage are recorded as ``ties``."""
+    failing = [(key, p) for key, p in base.printings if key in base.failing]
+
+    def run(changes: list[Replacement]) -> _Outputs | None:
+        return _outputs(_evaluate(claims, notes, given.note, changes, ids, budget), ids)
+
+    def passes(changes: list[Replacement]) -> bool:
+        out = run(changes)
+        return out is not None and out.passes
+
+    reading = explain(given.numbers, given.spans, [p for _, p in failing], passes, _text)
+    if reading is not None:
+        texts = tuple(reading.text if i == reading.index else pn.text
+                      for i, pn in enumerate(given.numbers))
+        return _Finding(given, texts, 1, frozenset(base.failing), 1, reading.why)
+    if len(failing) != 1 or not in_column(failing[0][1], given.numbers):
+        return None
+    (cid, key), printing = failing[0]
+    at = next(k for k, (kk, _) in enumerate(base.printings) if kk == (cid, key))
+    for i, pn in enumerate(given.numbers):
+        step = _step(pn)
+        moved = _text(pn, pn.value + step, exact=True)
+        out = run([(*given.spans[i], moved)]) if moved is not None else None
+        if out is None or len(out.printings) != len(base.printings):
+            continue
+        slope = (out.printings[at][1].computed - printing.computed) / _mpf(step)
+        if abs(slope + 1) > mpmath.mpf(10) ** -12:
+            continue  # not a row of what the column leaves (rest = 1 − Σ rows)
+        text = _text(pn, _mpf(pn.value) + (printing.printed - printing.computed) / slope)
+        if text is not None and text != pn.text and passes([(*given.spans[i], text)]):
+            ties.append(_Tie((cid, key, printing.place), given, i, text, printing.computed))
+    return None
+
+
+def _tied(ties: list[_Tie], chosen: list[_Finding]) -> dict[tuple[str, str, str], list[_Tie]]:
+    """Failing steps that two or more given numbers could each repair alone, and that no
+    finding explains: their members are flagged together (no one can be singled out)."""
+    explained = {key for f in chosen for key in f.repaired}
+    by_step: dict[tuple[str, str, str], list[_Tie]] = {}
+    for t in ties:
+        if t.step[:2] not in explained:
+            by_step.setdefault(t.step, []).append(t)
+    return {s: m for s, m in by_step.items() if len(m) >= 2 and _whole(m)}
+
+
+def _whole(members: list[_Tie]) -> bool:
+    """The step and its rows make up 100%: a distribution's column, not any difference."""
+    total = members[0].rest + sum(_mpf(t.given.numbers[t.index].value) for t in members)
+    return bool(abs(total - 1) <= mpmath.mpf(10) ** -12)
 
 
 def _step(pn: PrintedNumber) -> Fraction:
@@ -373,13 +460,18 @@ def _text(pn: PrintedNumber, value: Any, exact: bool = False) -> str | None:
     """``value`` written like ``pn``: its sign style, percent and (at most) its decimals plus
     two; the shortest that is exact, else at the printed decimals. ``exact``: a Fraction
     written in full (a finite-difference step)."""
-    scale = 100 if pn.kind == "percent" else 1
+    scale = Fraction(100) if pn.kind == "percent" else Fraction(1)
+    if pn.kind == "magnitude":
+        factor = unit_factor(pn)
+        if factor is None:
+            return None
+        scale = Fraction(1, factor)
     m = _DIGITS.search(pn.text)
     if m is None or "," in m.group(0):
         return None
     decimals = len(m.group(0).split(".")[1]) if "." in m.group(0) else 0
     v = mpmath.mpf(value.numerator) / value.denominator if isinstance(value, Fraction) else value
-    v = v * scale
+    v = v * scale.numerator / scale.denominator
     sign_printed = pn.value < 0
     if v != 0 and (v < 0) != sign_printed and pn.value != 0:
         return None  # a sign the printed form would have to gain or lose: no candidate
@@ -434,7 +526,7 @@ def _mark(f: _Finding, own, note: Note) -> None:
     y.expected = y.suggestion = hole_text
     y.message = (f"{g.key}: {shown} at {g.note}:{line}:{col} is inconsistent with the "
                  f"{f.evidence} value(s) computed from it ({', '.join(places)}); "
-                 f"{' '.join(hole_text.split())} makes them verify")
+                 f"{' '.join(hole_text.split())} makes them verify{f.why}")
     for cid, key in sorted(f.repaired):
         v = own(cid)
         x = next(z for z in v.values if z.name == key)
@@ -445,3 +537,22 @@ def _mark(f: _Finding, own, note: Note) -> None:
 
 def _place(cid: str, key: str, own) -> tuple[int, int]:
     return next(z for z in own(cid).values if z.name == key).start
+
+
+def _mark_tie(step: tuple[str, str, str], members: list[_Tie], own) -> None:
+    """Each member of a failing column is a discrepancy, none with a suggestion: like two
+    printings of one value that differ, nobody can tell which one is wrong."""
+    cid, key, place = step
+    listed = ", ".join("{}:{} ".format(*_place(t.given.claim_id, t.given.key, own))
+                       + f"{t.given.numbers[t.index].text.strip()} (→ {t.text})" for t in members)
+    said = (f"a column of percentages that does not add up: {key} at {place} fails, and each "
+            f"of {listed} alone would repair it; which one is wrong cannot be told")
+    x = next(z for z in own(cid).values if z.name == key)
+    x.suggestion = None
+    x.message += f" — {said}"
+    for t in members:
+        y = next(z for z in own(t.given.claim_id).values if z.name == t.given.key)
+        if y.status == DISCREPANCY:
+            continue
+        y.status, y.local, y.suggestion = DISCREPANCY, "wrong", None
+        y.message = f"{t.given.key}: {' '.join(y.printed.split())} — {said}"
