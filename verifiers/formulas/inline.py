@@ -33,6 +33,7 @@ import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
+from verifiers.formulas.inline_plain import plain_text
 from verifiers.formulas.inline_spec import Computes
 from verifiers.latex import LatexError, check_size, parse_latex, round_trip_ok, split_chains
 from verifiers.numbers import parse_printed
@@ -58,12 +59,13 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
                                 status=status, start=note.position(printed.start),
                                 end=note.position(printed.end), message=f"{name}: {message}")
 
+        text = plain_text(printed.text)  # Z₁, Q_猫 of a plain-text note: Z_{1}, Q_{猫}
         if spec.matrices:
             from verifiers.formulas.inline_matrix import check_matrix_hole
 
-            values.extend(check_matrix_hole(hole, printed.text, spec, target, names, verdict))
+            values.extend(check_matrix_hole(hole, text, spec, target, names, verdict))
         else:
-            values.extend(_check_hole(hole, printed.text, spec, target, names, verdict))
+            values.extend(_check_hole(hole, text, spec, target, names, verdict))
     return values
 
 
