@@ -165,7 +165,6 @@ BASELINE: frozenset[str] = frozenset({
     "aat-s-15-3-output-positions",
     "aat-s-15-5-layernorm-backward",
     "aat-s-a-6-3-entries",
-    "aat-s-p-9-4-prediction",
     "l1-c-5-jacobian-from-definition",
     "l1-s-2-onehot-orthogonal",
     "l1-s-7-c-dx-de",

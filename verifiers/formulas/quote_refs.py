@@ -1,0 +1,81 @@
+"""tinygpt instances for formulas that claims used to quote as literal text (issue 12 item 2).
+
+Why a module of its own: 9.2-9.4 of architecture-and-training print three definitions that
+no step uses, so a claim quoted them character by character and an edit made it ``stale``.
+Each is now a formula hole checked against tinygpt by :mod:`verifiers.formulas.code`:
+
+* ``tinygpt-output-h5``: ``ℓ = h_{5} W_{out} + b`` (9.2), the logits of the fifth position;
+* ``tinygpt-softmax-entries``: ``P_{j} = \\frac{e^{ℓ_{j}}}{\\sum_{k} e^{ℓ_{k}}}`` (9.3), every
+  entry j of tinygpt.softmax of a logit row (``ℓ_{j}`` is entry j of ``ℓ``, the sum runs over
+  the row's N entries);
+* ``tinygpt-stack``: ``H = F_{θ} (X)`` (9.4), F_θ tinygpt's blocks and final norm applied to
+  the input rows X; its value is tinygpt's hidden rows H.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from verifiers.formulas.tinygpt_refs import DTYPE, Instance, Reference
+
+__all__ = ["QUOTE_REFERENCES"]
+
+_PREFIX = [1, 3, 0, 2, 4]  # five tokens: position 5 is the last, as in 9.2's h_5
+
+
+def _model(seed: int) -> tuple[Any, dict[str, Any]]:
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=6, d_model=4, n_heads=2, d_k=2, d_v=2, n_layers=2,
+                              out_bias=True), seed=seed)
+    with torch.no_grad():
+        model.b.copy_(torch.randn(6, generator=torch.Generator().manual_seed(seed + 11),
+                                  dtype=DTYPE))
+        trace = model.forward_trace(_PREFIX)
+    return model, trace
+
+
+def _output_h5(seed: int) -> Instance:
+    """``ℓ = h_{5} W_{out} + b``: tinygpt's logits of position 5 (the last of five)."""
+    model, trace = _model(seed)
+    return Instance({"h_5": trace["h"].detach()[4:5], "W_out": model.U.detach(),
+                     "b": model.b.detach()[None, :]},
+                    {"ell": trace["logits"].detach()[4:5]})
+
+
+def _softmax_entries(seed: int) -> Instance:
+    """``P_{j} = e^{ℓ_{j}} / \\sum_{k} e^{ℓ_{k}}`` for every j: tinygpt.softmax of a logit row."""
+    from tinygpt.model import softmax
+
+    _, trace = _model(seed)
+    ell = trace["logits"].detach()[4]
+    return Instance({"ell": ell, "N": int(ell.shape[0])}, {"P_j": softmax(ell[None, :])[0]},
+                    entries=("j",))
+
+
+def _stack(seed: int) -> Instance:
+    """``H = F_{θ} (X)``: F_θ is tinygpt's blocks and final norm applied to the input rows."""
+    from tinygpt.model import layer_norm
+
+    model, trace = _model(seed)
+
+    def f_theta(x: torch.Tensor) -> torch.Tensor:
+        for block in model.blocks:
+            x = block(x)
+        return layer_norm(x, model.gamma_f, model.beta_f, model.config.eps).detach()
+
+    with torch.no_grad():
+        return Instance({"X": trace["x"].detach()}, {"H": trace["h"].detach()},
+                        {"F_theta": f_theta})
+
+
+QUOTE_REFERENCES: dict[str, Reference] = {
+    "tinygpt-output-h5": Reference("tinygpt's logits h U + b of position 5",
+                                   ("h_5", "W_out", "b"), (), _output_h5),
+    "tinygpt-softmax-entries": Reference("tinygpt.softmax of a logit row, entry by entry", (),
+                                         (), _softmax_entries),
+    "tinygpt-stack": Reference("tinygpt's hidden rows H (blocks and final norm of X)", ("X",),
+                               ("F_theta",), _stack),
+}
