@@ -35,6 +35,7 @@ from sympy.core.function import AppliedUndef
 
 from verifiers.formulas.inline_plain import plain_text
 from verifiers.formulas.inline_spec import Computes
+from verifiers.formulas.inline_tuple import run_length
 from verifiers.latex import LatexError, check_size, parse_latex, round_trip_ok, split_chains
 from verifiers.numbers import parse_printed
 from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
@@ -132,6 +133,12 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
           entry: tuple[int, int] = (0, 1)) -> tuple[str, str, str] | None:
     """(status, expected, message) for one side; None for the name being computed. A tuple
     side ``(a, 1 + c, - a)`` of a vector value gives entry ``entry[0]`` of ``entry[1]``."""
+    length = run_length(side)  # (q_{1}, q_{2}, \dots, q_{64}): a vector of 64 entries
+    if length is not None:
+        ok = length == want
+        return (VERIFIED if ok else DISCREPANCY), mpmath.nstr(want, 8), (
+            f"{side!r} has {length} entries" + ("" if ok else f", the claim computes "
+                                                            f"{mpmath.nstr(want, 8)}"))
     symbols = _plain({str(k): k for k in subs if isinstance(k, sympy.Symbol)})
     try:
         expr = parse_latex(side, symbols, functions=spec.functions)
