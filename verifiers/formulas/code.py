@@ -118,7 +118,9 @@ def _value(expr: Any, inst: Instance) -> Any:
             return torch.cat(_listed(expr.args, inst), dim=-1)
         if name == "given" and "given" in inst.calls:  # P (黑便 ∣ 前文): the reference reads it
             return inst.calls["given"](*expr.args)
-        args = [_value(a, inst) for a in expr.args]
+        dots = any(isinstance(a, AppliedUndef) and a.func.__name__ == "ellipsis"
+                   for a in expr.args)  # F_{θ} (x_{1}, \dots, x_{i}): the run written out
+        args = _listed(expr.args, inst) if dots else [_value(a, inst) for a in expr.args]
         if name == "transpose" and len(args) == 1:
             return args[0].T
         if name == "entry" and len(args) == 3 and isinstance(args[0], torch.Tensor):

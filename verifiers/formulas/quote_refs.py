@@ -9,7 +9,10 @@ Each is now a formula hole checked against tinygpt by :mod:`verifiers.formulas.c
   entry j of tinygpt.softmax of a logit row (``ℓ_{j}`` is entry j of ``ℓ``, the sum runs over
   the row's N entries);
 * ``tinygpt-stack``: ``H = F_{θ} (X)`` (9.4), F_θ tinygpt's blocks and final norm applied to
-  the input rows X; its value is tinygpt's hidden rows H.
+  the input rows X; its value is tinygpt's hidden rows H;
+* ``tinygpt-causal-prefix``: ``h_{i} = F_{θ} (x_{1}, \\dots, x_{i})`` (8.2), for every i: with
+  the causal mask, tinygpt's hidden row i of the whole sequence is the last row of F_θ
+  applied to the first i input rows only.
 """
 
 from __future__ import annotations
@@ -71,6 +74,26 @@ def _stack(seed: int) -> Instance:
                         {"F_theta": f_theta})
 
 
+def _causal_prefix(seed: int) -> Instance:
+    """``h_{i} = F_{θ} (x_{1}, \\dots, x_{i})``: tinygpt's causal h_i is the last row of its
+    stack applied to the prefix x_1 … x_i (every i of a five-token sequence)."""
+    from tinygpt.model import layer_norm
+
+    model, trace = _model(seed)
+
+    def f_theta(*rows: torch.Tensor) -> torch.Tensor:
+        x = torch.cat(rows, dim=0)
+        for block in model.blocks:
+            x = block(x)
+        return layer_norm(x, model.gamma_f, model.beta_f, model.config.eps)[-1:].detach()
+
+    with torch.no_grad():
+        x, h = trace["x"].detach(), trace["h"].detach()
+        rows = {f"x_{k + 1}": x[k:k + 1] for k in range(len(_PREFIX))}
+        each = [({"i": k + 1, "x_i": x[k:k + 1]}, h[k:k + 1]) for k in range(len(_PREFIX))]
+        return Instance(rows, {}, {"F_theta": f_theta}, each={"h_i": each})
+
+
 QUOTE_REFERENCES: dict[str, Reference] = {
     "tinygpt-output-h5": Reference("tinygpt's logits h U + b of position 5",
                                    ("h_5", "W_out", "b"), (), _output_h5),
@@ -78,4 +101,6 @@ QUOTE_REFERENCES: dict[str, Reference] = {
                                          (), _softmax_entries),
     "tinygpt-stack": Reference("tinygpt's hidden rows H (blocks and final norm of X)", ("X",),
                                ("F_theta",), _stack),
+    "tinygpt-causal-prefix": Reference("tinygpt's causal hidden rows (h_i from x_1 … x_i only)",
+                                       (), ("F_theta",), _causal_prefix),
 }
