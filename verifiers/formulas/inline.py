@@ -25,6 +25,7 @@ name is a ``discrepancy`` at the formula. Nothing is evaluated from text: SymPy 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -51,7 +52,12 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
     """One value per relation of each ``computes:`` formula hole."""
     values: list[ValueVerdict] = []
     for hole, spec in claim.computes.items():
+        if spec.piece_of:
+            continue  # read as part of the formula of the hole it belongs to
         printed = match.formulas[hole]
+        if spec.through:  # one formula around value holes: from this hole to the last piece
+            end = match.formulas[spec.through].end
+            printed = dataclasses.replace(printed, text=note.text[printed.start:end], end=end)
         target, names = bound[hole]
 
         def verdict(name: str, status: str, expected: str, message: str,

@@ -133,6 +133,11 @@ def _walk(expr: Any, env: Mapping[str, Any], shapes: bool) -> Any:
         return sympy.zeros(value[1], value[2]) if isinstance(value, tuple) else value
     if expr.is_Number:
         return expr
+    if isinstance(expr, sympy.Tuple):  # (1, 0): a row vector, (1, 0)^{T} a column
+        entries = [_walk(a, env, shapes) for a in expr]
+        if any(isinstance(a, sympy.MatrixBase) for a in entries):
+            raise _Unread("a tuple of matrices")
+        return sympy.ImmutableMatrix([entries])
     if isinstance(expr, sympy.Add):
         parts = [_walk(a, env, shapes) for a in expr.args]
         if len({_shape(p) for p in parts if isinstance(p, sympy.MatrixBase)}) > 1:
@@ -244,7 +249,7 @@ def _close(got: Any, want: Any) -> bool:
     g = got if isinstance(got, sympy.MatrixBase) else sympy.ImmutableMatrix([[got]])
     w = want if isinstance(want, sympy.MatrixBase) else sympy.ImmutableMatrix([[want]])
     if g.shape != w.shape:
-        if 1 in g.shape and 1 in w.shape and len(g) == len(w):  # a row vector printed flat
+        if w.shape[0] == 1 and g.shape[1] == 1 and len(g) == len(w):  # a row printed flat
             g = g.reshape(*w.shape)
         else:
             return False
