@@ -12,7 +12,9 @@ Each is now a formula hole checked against tinygpt by :mod:`verifiers.formulas.c
   the input rows X; its value is tinygpt's hidden rows H;
 * ``tinygpt-causal-prefix``: ``h_{i} = F_{θ} (x_{1}, \\dots, x_{i})`` (8.2), for every i: with
   the causal mask, tinygpt's hidden row i of the whole sequence is the last row of F_θ
-  applied to the first i input rows only.
+  applied to the first i input rows only;
+* ``tinygpt-score-entry``: ``q_{i} \\cdot k_{j}`` (6.3), entry (i, j) of tinygpt's unscaled
+  scores, q_i and k_j rows of Q and K.
 """
 
 from __future__ import annotations
@@ -94,6 +96,17 @@ def _causal_prefix(seed: int) -> Instance:
         return Instance(rows, {}, {"F_theta": f_theta}, each={"h_i": each})
 
 
+def _score_entry(seed: int) -> Instance:
+    """``q_{i} \\cdot k_{j}`` (a bare expression): entry (i, j) = (1, 2) of tinygpt's unscaled
+    score matrix Q Kᵀ, q_i and k_j the rows i of Q and j of K."""
+    from tinygpt.model import scaled_scores
+
+    g = torch.Generator().manual_seed(seed)
+    q, k = (torch.randn(3, 4, generator=g, dtype=DTYPE) for _ in range(2))
+    s = scaled_scores(q, k, scale=False)[0, 1]
+    return Instance({"q_i": q[0], "k_j": k[1]}, {"s_ij": s})
+
+
 QUOTE_REFERENCES: dict[str, Reference] = {
     "tinygpt-output-h5": Reference("tinygpt's logits h U + b of position 5",
                                    ("h_5", "W_out", "b"), (), _output_h5),
@@ -101,6 +114,8 @@ QUOTE_REFERENCES: dict[str, Reference] = {
                                          (), _softmax_entries),
     "tinygpt-stack": Reference("tinygpt's hidden rows H (blocks and final norm of X)", ("X",),
                                ("F_theta",), _stack),
+    "tinygpt-score-entry": Reference("tinygpt's unscaled score (Q Kᵀ)_ij, rows q_i, k_j", (), (),
+                                     _score_entry),
     "tinygpt-causal-prefix": Reference("tinygpt's causal hidden rows (h_i from x_1 … x_i only)",
                                        (), ("F_theta",), _causal_prefix),
 }
