@@ -159,10 +159,7 @@ BASELINE: frozenset[str] = frozenset({
     "aat-cov-8-6-allowed-set",
     "aat-s-15-3-output-positions",
     "aat-s-15-5-layernorm-backward",
-    "aat-s-a-6-3-entries",
     "l1-c-5-jacobian-from-definition",
-    "l1-s-2-onehot-orthogonal",
-    "l1-s-7-c-dx-de",
 })
 
 

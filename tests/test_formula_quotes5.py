@@ -40,6 +40,10 @@ EDITS = [
      AAT),
     ("aat-15-8-example", "W_{Q} = (1, 0)^{T}", "W_{Q} = (1, 0)^{2}", 0, AAT),
     ("aat-15-8-learned-matching", "W_{K} = (0, 1)^{T}", "W_{K} = (0, 1)^{-1}", 0, AAT),
+    ("l1-s-7-c-dx-de", "（§2：$x=e_i^\\top E$）", "（§2：$x=e_i E$）", 0, L1),
+    ("l1-s-2-onehot-orthogonal", "（记作 $e_i^\\top$）", "（记作 $e_i$）", 0, L1),
+    ("aat-s-15-3-output-positions", "U_{r j} + b_{j}$", "U_{j r} + b_{j}$", 0, AAT),
+    ("aat-s-15-3-output-positions", "= h_{r} {\\bar{ℓ}}_{j}$", "= h_{j} {\\bar{ℓ}}_{r}$", 0, AAT),
     # matrix-by-matrix: plain-text formulas read by computes
     ("mbm-1-4-pe-formula", "PE(pos, 2i) = sin(pos / 10000^(2i/d_model))",
      "PE(pos, 2i) = cos(pos / 10000^(2i/d_model))", 52, MBM),

@@ -13,6 +13,11 @@ Each is now a formula hole checked against tinygpt by :mod:`verifiers.formulas.c
 * ``tinygpt-causal-prefix``: ``h_{i} = F_{θ} (x_{1}, \\dots, x_{i})`` (8.2), for every i: with
   the causal mask, tinygpt's hidden row i of the whole sequence is the last row of F_θ
   applied to the first i input rows only;
+* ``tinygpt-onehot-lookup``: lesson 1's ``x = e_i^\\top E`` (row i of tinygpt's embedding
+  table) and ``e_i^\\top`` alone (the one-hot column as a 1×V row);
+* ``tinygpt-logit-entries``, ``tinygpt-logit-grad-entries``: 15.3's one-position
+  ``ℓ_{j} = \\sum_{r} h_{r} U_{r j} + b_{j}`` and ``\\partial L / \\partial U_{r j} = h_{r}
+  {\\bar{ℓ}}_{j}``, every entry;
 * ``tinygpt-score-entry``: ``q_{i} \\cdot k_{j}`` (6.3), entry (i, j) of tinygpt's unscaled
   scores, q_i and k_j rows of Q and K.
 """
@@ -107,6 +112,46 @@ def _score_entry(seed: int) -> Instance:
     return Instance({"q_i": q[0], "k_j": k[1]}, {"s_ij": s})
 
 
+def _onehot(seed: int, what: str = "x") -> Instance:
+    """lesson 1's one-hot lookup: ``e_i`` a one-hot column (V = 5, i = 2), ``e_i^\\top`` the
+    1×V row, ``x = e_i^\\top E`` row i of tinygpt's embedding table E (V×d)."""
+    from tinygpt.model import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(vocab_size=5, d_model=3, n_heads=1, d_k=3, d_v=3, n_layers=1),
+                    seed=seed)
+    table = model.E.detach()
+    column = torch.zeros(5, 1, dtype=DTYPE)
+    column[1, 0] = 1.0
+    expected = {"x": table[1:2]} if what == "x" else {"row": column.T}
+    return Instance({"e_i": column, "E": table}, expected)
+
+
+def _onehot_row(seed: int) -> Instance:
+    return _onehot(seed, "row")
+
+
+def _logit_entries(grad: bool) -> Any:
+    """15.3's one position: ``ℓ_{j} = \\sum_{r} h_{r} U_{r j} + b_{j}`` (every j: tinygpt's
+    logits of the last row) or ``\\partial L / \\partial U_{r j} = h_{r} {\\bar{ℓ}}_{j}`` (every r,
+    j: autograd's gradient of tinygpt.cross_entropy of that row, ℓ̄ = ∂L/∂ℓ)."""
+    def make(seed: int) -> Instance:
+        from tinygpt.model import cross_entropy
+
+        model, trace = _model(seed)
+        h = trace["h"].detach()[4]
+        u = model.U.detach().clone().requires_grad_(True)
+        b = model.b.detach()
+        ell = (h[None, :] @ u)[0] + b
+        ell_leaf = ell.detach().clone().requires_grad_(True)
+        cross_entropy(ell_leaf[None, :], torch.tensor([2])).backward()
+        cross_entropy(ell[None, :], torch.tensor([2])).backward()
+        env = {"h": h, "U": u.detach(), "b": b, "ellbar": ell_leaf.grad, "N": int(h.shape[0])}
+        if grad:
+            return Instance(env, {"Derivative(L, U_rj)": u.grad}, entries=("r", "j"))
+        return Instance(env, {"ell_j": trace["logits"].detach()[4]}, entries=("j",))
+    return make
+
+
 QUOTE_REFERENCES: dict[str, Reference] = {
     "tinygpt-output-h5": Reference("tinygpt's logits h U + b of position 5",
                                    ("h_5", "W_out", "b"), (), _output_h5),
@@ -116,6 +161,14 @@ QUOTE_REFERENCES: dict[str, Reference] = {
                                ("F_theta",), _stack),
     "tinygpt-score-entry": Reference("tinygpt's unscaled score (Q Kᵀ)_ij, rows q_i, k_j", (), (),
                                      _score_entry),
+    "tinygpt-onehot-lookup": Reference("tinygpt's embedding row i (x = e_iᵀE)", ("e_i", "E"),
+                                       (), _onehot),
+    "tinygpt-onehot-row": Reference("the one-hot column e_i as a 1×V row", ("e_i", "E"), (),
+                                    _onehot_row),
+    "tinygpt-logit-entries": Reference("tinygpt's logits of one row, entry by entry", (), (),
+                                       _logit_entries(False)),
+    "tinygpt-logit-grad-entries": Reference("autograd's ∂L/∂U of tinygpt.cross_entropy, by entries",
+                                            (), (), _logit_entries(True)),
     "tinygpt-causal-prefix": Reference("tinygpt's causal hidden rows (h_i from x_1 … x_i only)",
                                        (), ("F_theta",), _causal_prefix),
 }
