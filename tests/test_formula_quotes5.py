@@ -44,6 +44,8 @@ EDITS = [
     ("l1-s-2-onehot-orthogonal", "（记作 $e_i^\\top$）", "（记作 $e_i$）", 0, L1),
     ("aat-s-15-3-output-positions", "U_{r j} + b_{j}$", "U_{j r} + b_{j}$", 0, AAT),
     ("aat-s-15-3-output-positions", "= h_{r} {\\bar{ℓ}}_{j}$", "= h_{j} {\\bar{ℓ}}_{r}$", 0, AAT),
+    ("aat-s-15-3-output-positions", r"\bar{h} = \bar{ℓ} U^{T}, \bar{b}",
+     r"\bar{h} = U^{T} \bar{ℓ}, \bar{b}", 0, AAT),
     # matrix-by-matrix: plain-text formulas read by computes
     ("mbm-1-4-pe-formula", "PE(pos, 2i) = sin(pos / 10000^(2i/d_model))",
      "PE(pos, 2i) = cos(pos / 10000^(2i/d_model))", 52, MBM),

@@ -152,6 +152,22 @@ def _logit_entries(grad: bool) -> Any:
     return make
 
 
+def _output_grads(seed: int) -> Instance:
+    """15.3's one position: ``\\bar{U} = h^{T} \\bar{ℓ}, \\bar{h} = \\bar{ℓ} U^{T}, \\bar{b} =
+    \\bar{ℓ}``: autograd's gradients of tinygpt.cross_entropy of ``ℓ = h U + b`` (h one row)."""
+    from tinygpt.model import cross_entropy
+
+    model, trace = _model(seed)
+    h = trace["h"].detach()[4:5].clone().requires_grad_(True)
+    u = model.U.detach().clone().requires_grad_(True)
+    b = model.b.detach()[None, :].clone().requires_grad_(True)
+    ell = h @ u + b
+    ell.retain_grad()
+    cross_entropy(ell, torch.tensor([2])).backward()
+    return Instance({"h": h.detach(), "U": u.detach(), "ellbar": ell.grad},
+                    {"Ubar": u.grad, "hbar": h.grad, "bbar": b.grad})
+
+
 QUOTE_REFERENCES: dict[str, Reference] = {
     "tinygpt-output-h5": Reference("tinygpt's logits h U + b of position 5",
                                    ("h_5", "W_out", "b"), (), _output_h5),
@@ -169,6 +185,9 @@ QUOTE_REFERENCES: dict[str, Reference] = {
                                        _logit_entries(False)),
     "tinygpt-logit-grad-entries": Reference("autograd's ∂L/∂U of tinygpt.cross_entropy, by entries",
                                             (), (), _logit_entries(True)),
+    "tinygpt-output-grads": Reference("autograd's gradients of ℓ = h U + b (one row)",
+                                      ("h", "U", "ellbar", "Ubar", "hbar", "bbar"), (),
+                                      _output_grads),
     "tinygpt-causal-prefix": Reference("tinygpt's causal hidden rows (h_i from x_1 … x_i only)",
                                        (), ("F_theta",), _causal_prefix),
 }
