@@ -79,13 +79,54 @@ def _edited(tmp_path: Path, cid: str, name: str, find: str, replace: str):
 @pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[f"{e[0]}-{k}" for k, e in enumerate(EDITS)])
-def test_an_edited_quoted_formula_fails_at_its_line(tmp_path: Path, real_verdict, cid: str,
-                                                    find: str, replace: str, line: int,
-                                                    name: str) -> None:
-    clean = real_verdict(cid)
+def test_an_edited_quoted_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str,
+                                                    replace: str, line: int, name: str) -> None:
+    from verifiers.run import run
+
+    (clean,) = run(ROOT / "notes", CLAIMS, select=lambda c: c.id == cid).verdicts
     assert clean.status in ("verified", "known"), clean.message
     edited = _edited(tmp_path, cid, name, find, replace)
     line = line or _LINE  # 0: the line of the edited text
     assert edited.status in ("discrepancy", "unparsed"), edited.message
     assert any(v.status in ("discrepancy", "unparsed") and v.start[0] == line
                for v in edited.values), [(v.name, v.status, v.start) for v in edited.values]
+
+
+#: (reference, a formula that states it, an edit that does not): verifiers/formulas/quote_refs.py
+QUOTE_FORMULAS = {
+    "tinygpt-output-h5": ("ℓ = h_{5} W_{out} + b", "ℓ = h_{5} W_{out} - b"),
+    "tinygpt-softmax-entries": (r"P_{j} = \frac{e^{ℓ_{j}}}{\sum_{k} e^{ℓ_{k}}}",
+                                r"P_{j} = \frac{e^{-ℓ_{j}}}{\sum_{k} e^{ℓ_{k}}}"),
+    "tinygpt-stack": ("H = F_{θ} (X)", "H = F_{θ} (X) + X"),
+    "tinygpt-causal-prefix": (r"h_{i} = F_{θ} (x_{1}, \dots, x_{i})",
+                              r"h_{i} = F_{θ} (x_{2}, \dots, x_{i})"),
+    "tinygpt-score-entry": (r"q_{i} \cdot k_{j}", r"q_{i} \cdot q_{i}"),
+    "tinygpt-onehot-lookup": (r"x = e_i^\top E", r"x = e_i^\top E + e_i^\top E"),
+    "tinygpt-onehot-row": (r"e_i^\top", r"e_i^\top + e_i^\top"),
+    "tinygpt-logit-entries": (r"ℓ_{j} = \sum_{r} h_{r} U_{r j} + b_{j}",
+                              r"ℓ_{j} = \sum_{r} h_{r} U_{r j} - b_{j}"),
+    "tinygpt-logit-grad-entries": (r"\partial L / \partial U_{r j} = h_{r} {\bar{ℓ}}_{j}",
+                                   r"\partial L / \partial U_{r j} = h_{r} {\bar{ℓ}}_{r}"),
+    "tinygpt-output-grads": (
+        r"\bar{U} = h^{T} \bar{ℓ}, \bar{h} = \bar{ℓ} U^{T}, \bar{b} = \bar{ℓ}",
+        r"\bar{U} = h^{T} \bar{ℓ}, \bar{h} = U^{T} \bar{ℓ}, \bar{b} = \bar{ℓ}"),
+}
+
+
+def test_every_quote_reference_has_a_planted_edit() -> None:
+    from verifiers.formulas.quote_refs import QUOTE_REFERENCES
+
+    assert set(QUOTE_FORMULAS) == set(QUOTE_REFERENCES)
+
+
+@pytest.mark.parametrize("name", sorted(QUOTE_FORMULAS))
+def test_a_quote_reference_agrees_with_tinygpt_and_its_edit_does_not(name: str) -> None:
+    from verifiers.formulas.code import REFERENCES, _check
+    from verifiers.latex import split_chains
+
+    good, bad = QUOTE_FORMULAS[name]
+    ref = REFERENCES[name]
+    for seed in (0, 1):
+        assert _check(split_chains(good), ref, ref.make(seed)) is None, name
+    found = _check(split_chains(bad), ref, ref.make(0))
+    assert found is not None and found[1], (name, found)
