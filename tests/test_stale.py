@@ -39,12 +39,21 @@ def test_dropped_coefficient_is_read_not_stale(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, data = _check(tmp_path, capsys, "-k", "mbm-1-4-pe-formula")
     assert code == 1 and ": stale: " not in out
-    assert "notes/matrix-by-matrix.txt:52:32: discrepancy: mbm-1-4-pe-formula" in out
+    claim = next(c for c in data["claims"] if c["id"] == "mbm-1-4-pe-formula")
+    assert {"line": 52, "col": 32} in [v["start"] for v in claim["values"]
+                                       if v["status"] == "discrepancy"]
 
 
 def test_edited_formula_points_at_its_line_with_a_word_diff(tmp_path, capsys, monkeypatch):
-    """sin written as cos in line 52: the quote's literal no longer matches."""
-    _pe_edit(tmp_path, "PE(pos, 2i) = cos(pos / 10000^(2i/d_model))")
+    """A word of line 51 edited (the formula lines under it are read, not quoted: sin written
+    as cos is a discrepancy, tests/test_formula_quotes5.py): the quote's literal no longer
+    matches."""
+    shutil.copytree(ROOT / "notes", tmp_path / "notes")
+    shutil.copytree(ROOT / "claims", tmp_path / "claims")
+    note = tmp_path / "notes" / "matrix-by-matrix.txt"
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text.replace("论文中的 Sinusoidal 编码", "论文中的 Learned 编码", 1),
+                    encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     code, out, data = _check(tmp_path, capsys, "-k", "mbm-1-4 or mbm-1-5")
     assert code == 1
@@ -52,11 +61,11 @@ def test_edited_formula_points_at_its_line_with_a_word_diff(tmp_path, capsys, mo
     stale = [ln for ln in lines if ": stale: " in ln]
     assert len(stale) == 1, out
     # file:line:col of the first difference, and what differs, on one line
-    assert stale[0].startswith("notes/matrix-by-matrix.txt:52:15: stale: mbm-1-4-pe-formula")
-    assert ("closest line: PE(pos, 2i) = [-sin-]{+cos+}(pos / 10000^(2i/d_model)) "
+    assert stale[0].startswith("notes/matrix-by-matrix.txt:51:25: stale: mbm-1-4-pe-formula")
+    assert ("closest line: 我们使用原始 Transformer 论文中的 [-Sinusoidal-]{+Learned+} 编码： "
             "[claims/matrix-by-matrix/01-input.yaml:") in stale[0]
     claim = next(c for c in data["claims"] if c["id"] == "mbm-1-4-pe-formula")
-    assert claim["where"] == {"line": 52, "col": 15}
+    assert claim["where"] == {"line": 51, "col": 25}
     # every claim using it is blocked by it, one line each, after it
     blocked = [ln for ln in lines if ": blocked: " in ln]
     assert blocked and all("blocked by mbm-1-4-pe-formula, which is stale" in ln

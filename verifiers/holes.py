@@ -248,13 +248,15 @@ class _Search:
             self.line = (pos, nl, trimmed)
         return max(pos, trimmed)
 
-    def formula_ends(self, i: int, pos: int) -> range:
+    def formula_ends(self, i: int, pos: int) -> Sequence[int]:
         """A formula hole takes LaTeX up to the next literal text, within one line.
 
         The last part of a quote, and a hole followed by a line break in the quote,
         take the rest of the line; otherwise every end is tried, shortest first, and
-        the following literal decides. A hole that starts at a math unit of the note
-        (``$…$``, ``$$…$$``, ``\\begin{aligned}…``) reads the whole unit, across lines.
+        the following literal decides -- never an end inside a ``{…}`` group (the
+        ``=`` of ``\\sum_{r = 1}`` is no relation the quote can mean). A hole that starts
+        at a math unit of the note (``$…$``, ``$$…$$``, ``\\begin{aligned}…``) reads the
+        whole unit, across lines.
         """
         unit = self.displays.get(pos)
         if unit is not None and unit.end <= self.limit:
@@ -263,7 +265,7 @@ class _Search:
         if eol <= pos or pos >= self.dead.get((i, eol), eol + 1):
             return range(0)
         whole = i == len(self.quote.parts) - 1 or i in self.quote.line_bound
-        return range(eol, eol + 1) if whole else range(pos + 1, eol + 1)
+        return range(eol, eol + 1) if whole else _outside_groups(self.text, pos, eol)
 
     def match_at(self, start: int) -> tuple[list[tuple[int, int]], int] | None:
         """Match the quote at ``start`` (with backtracking over hole ends)."""
@@ -302,6 +304,23 @@ class _Search:
             return None
 
         return go(0, start)
+
+
+def _outside_groups(text: str, pos: int, eol: int) -> Sequence[int]:
+    """The ends ``pos + 1 … eol`` of a formula hole at ``pos`` that close every ``{`` it
+    opened; every end when the rest of the line is no balanced LaTeX (``exp{score``, or a
+    hole inside a group, ``e^{⟪X⟫}``): then the reader says what is wrong, not the quote."""
+    ends: list[int] = []
+    depth = 0
+    for k in range(pos, eol):
+        c = text[k]
+        if c in "{}" and text[k - 1:k] != "\\":
+            depth += 1 if c == "{" else -1
+            if depth < 0:
+                return range(pos + 1, eol + 1)
+        if depth == 0:
+            ends.append(k + 1)
+    return ends if depth == 0 else range(pos + 1, eol + 1)
 
 
 def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
@@ -649,7 +668,9 @@ def _align(qlines: list[str], nlines: list[tuple[int, str]]
     mean, neg_i, sims = max(scored)
     i = -neg_i
     # the most changed line, token by token (a literal number edited counts here)
-    tokens = [_token_similarity(qlines[k], nlines[i + k][1]) for k in range(size)]
+    # (a line of holes only, ⟪S⟫⟨k⟩i⟪S2⟫…, says nothing about where an edit is: alike)
+    tokens = [1.0 if len(re.sub(r"\s", "", HOLE_RE.sub("", qlines[k]))) < 3
+              else _token_similarity(qlines[k], nlines[i + k][1]) for k in range(size)]
     k = min(range(size), key=lambda k: (tokens[k], sims[k], k))
     return mean, k, nlines[i:i + size], sims
 

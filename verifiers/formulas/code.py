@@ -29,6 +29,7 @@ from sympy.core.function import AppliedUndef
 
 from verifiers.formulas.plain import read_plain
 from verifiers.formulas.plain_refs import PLAIN_REFERENCES
+from verifiers.formulas.quote_refs import QUOTE_REFERENCES
 from verifiers.formulas.tinygpt_refs import DTYPE, Instance, Reference, Unread
 from verifiers.formulas.tinygpt_refs import REFERENCES as _LATEX_REFERENCES
 from verifiers.latex import LatexError, parse_latex, split_chains
@@ -36,7 +37,7 @@ from verifiers.latex import LatexError, parse_latex, split_chains
 __all__ = ["REFERENCES", "Reference", "reference_value"]
 
 SEEDS = (0, 1)
-REFERENCES: dict[str, Reference] = {**_LATEX_REFERENCES, **PLAIN_REFERENCES}
+REFERENCES: dict[str, Reference] = {**_LATEX_REFERENCES, **PLAIN_REFERENCES, **QUOTE_REFERENCES}
 _Unread = Unread  # the formula cannot be evaluated on the reference's inputs
 
 
@@ -47,6 +48,9 @@ class _Shape(ValueError):
 def _value(expr: Any, inst: Instance) -> Any:
     """The value of a read side on the instance (tensors, floats; products in order)."""
     if isinstance(expr, sympy.Symbol):
+        base, _, index = expr.name.rpartition("_")  # ℓ_{j} at entry j of P_{j} = …: ℓ's entry
+        if expr.name not in inst.env and index in inst.entries and base in inst.env:
+            return inst.env[base][int(inst.env[index]) - 1]
         if expr.name not in inst.env:
             raise _Unread(f"{expr.name} is not an input of the reference")
         return inst.env[expr.name]
@@ -114,7 +118,9 @@ def _value(expr: Any, inst: Instance) -> Any:
             return torch.cat(_listed(expr.args, inst), dim=-1)
         if name == "given" and "given" in inst.calls:  # P (黑便 ∣ 前文): the reference reads it
             return inst.calls["given"](*expr.args)
-        args = [_value(a, inst) for a in expr.args]
+        dots = any(isinstance(a, AppliedUndef) and a.func.__name__ == "ellipsis"
+                   for a in expr.args)  # F_{θ} (x_{1}, \dots, x_{i}): the run written out
+        args = _listed(expr.args, inst) if dots else [_value(a, inst) for a in expr.args]
         if name == "transpose" and len(args) == 1:
             return args[0].T
         if name == "entry" and len(args) == 3 and isinstance(args[0], torch.Tensor):

@@ -25,6 +25,7 @@ name is a ``discrepancy`` at the formula. Nothing is evaluated from text: SymPy 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -33,7 +34,9 @@ import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
+from verifiers.formulas.inline_plain import plain_text
 from verifiers.formulas.inline_spec import Computes
+from verifiers.formulas.inline_tuple import run_length
 from verifiers.latex import LatexError, check_size, parse_latex, round_trip_ok, split_chains
 from verifiers.numbers import parse_printed
 from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
@@ -49,7 +52,12 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
     """One value per relation of each ``computes:`` formula hole."""
     values: list[ValueVerdict] = []
     for hole, spec in claim.computes.items():
+        if spec.piece_of:
+            continue  # read as part of the formula of the hole it belongs to
         printed = match.formulas[hole]
+        if spec.through:  # one formula around value holes: from this hole to the last piece
+            end = match.formulas[spec.through].end
+            printed = dataclasses.replace(printed, text=note.text[printed.start:end], end=end)
         target, names = bound[hole]
 
         def verdict(name: str, status: str, expected: str, message: str,
@@ -58,17 +66,18 @@ def check(claim: Any, match: Any, note: Any, bound: Mapping[str, Any]) -> list[V
                                 status=status, start=note.position(printed.start),
                                 end=note.position(printed.end), message=f"{name}: {message}")
 
+        text = plain_text(printed.text)  # Z₁, Q_猫 of a plain-text note: Z_{1}, Q_{猫}
         if spec.matrices:
             from verifiers.formulas.inline_matrix import check_matrix_hole
 
-            values.extend(check_matrix_hole(hole, printed.text, spec, target, names, verdict))
+            values.extend(check_matrix_hole(hole, text, spec, target, names, verdict))
         else:
             slack = _rounding(match, spec.rounded)
             if slack is None:
                 values.append(verdict(hole, UNPARSED, "?", f"rounded: {spec.rounded!r} is no "
                                       "printed number of the claim"))
                 continue
-            values.extend(_check_hole(hole, printed.text, spec, target, names, verdict, slack))
+            values.extend(_check_hole(hole, text, spec, target, names, verdict, slack))
     return values
 
 
@@ -151,6 +160,12 @@ def _side(side: str, spec: Computes, subs: dict[Any, Any], want: Any, first: boo
           entry: tuple[int, int] = (0, 1), slack: Any = 0) -> tuple[str, str, str] | None:
     """(status, expected, message) for one side; None for the name being computed. A tuple
     side ``(a, 1 + c, - a)`` of a vector value gives entry ``entry[0]`` of ``entry[1]``."""
+    length = run_length(side)  # (q_{1}, q_{2}, \dots, q_{64}): a vector of 64 entries
+    if length is not None:
+        ok = length == want
+        return (VERIFIED if ok else DISCREPANCY), mpmath.nstr(want, 8), (
+            f"{side!r} has {length} entries" + ("" if ok else f", the claim computes "
+                                                            f"{mpmath.nstr(want, 8)}"))
     symbols = _plain({str(k): k for k in subs if isinstance(k, sympy.Symbol)})
     try:
         expr = parse_latex(side, symbols, functions=spec.functions)

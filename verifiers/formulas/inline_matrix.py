@@ -3,7 +3,8 @@
 ``X_input · W_q = Q`` and ``Q K^{T}`` are read with the named matrices kept in order (the
 LaTeX reader's non-commutative names); each side is evaluated by a small walk over the read
 tree -- ordered products, sums, scalar factors, ``^{T}``, ``√``/powers of scalars,
-``softmax`` by rows, ``exp``/``ln`` of scalars -- with every name bound by ``names`` (a
+``softmax`` by rows, ``concat`` along the columns, ``exp``/``ln`` of scalars, slices
+``X_{t,:}``/``X_{:,t}`` of a bound matrix -- with every name bound by ``names`` (a
 matrix, a vector as one row, or a number) and compared with ``value`` entry by entry. With
 ``shapes: true`` a name is bound to its shape ``[rows, cols]`` and stands for a zero matrix
 of that shape: the side's shape is compared with ``value`` (``[rows, cols]``). A product
@@ -12,6 +13,7 @@ whose sizes do not fit is a ``discrepancy``; anything the walk does not know is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -94,12 +96,13 @@ def _number(x: Any) -> Any:
 
 def _side(side: str, spec: Any, env: Mapping[str, Any], want: Any, first: bool
           ) -> tuple[str, str, str] | None:
+    matrices = (*spec.matrices, *_slice_names(side))  # slices keep their place in a product
     try:
-        expr = parse_latex(side, matrices=spec.matrices, functions=spec.functions)
+        expr = parse_latex(side, matrices=matrices, functions=spec.functions)
         check_size(expr)
     except LatexError as err:
         return UNPARSED, "?", f"cannot read {side!r}: {err}"
-    if not round_trip_ok(side, expr, matrices=spec.matrices, functions=spec.functions):
+    if not round_trip_ok(side, expr, matrices=matrices, functions=spec.functions):
         return UNPARSED, "?", f"{side!r} does not read back as written (read as {expr})"
     if first and isinstance(expr, sympy.Symbol) and expr.name not in env:
         return None
@@ -121,6 +124,8 @@ def _side(side: str, spec: Any, env: Mapping[str, Any], want: Any, first: bool
 
 
 def _walk(expr: Any, env: Mapping[str, Any], shapes: bool) -> Any:
+    if isinstance(expr, sympy.Symbol) and expr.name not in env and _SLICE.fullmatch(expr.name):
+        return _slice(expr.name, env)
     if isinstance(expr, sympy.Symbol):
         if expr.name not in env:
             raise _Unread(f"{expr.name} not bound (computes: names)")
@@ -128,6 +133,11 @@ def _walk(expr: Any, env: Mapping[str, Any], shapes: bool) -> Any:
         return sympy.zeros(value[1], value[2]) if isinstance(value, tuple) else value
     if expr.is_Number:
         return expr
+    if isinstance(expr, sympy.Tuple):  # (1, 0): a row vector, (1, 0)^{T} a column
+        entries = [_walk(a, env, shapes) for a in expr]
+        if any(isinstance(a, sympy.MatrixBase) for a in entries):
+            raise _Unread("a tuple of matrices")
+        return sympy.ImmutableMatrix([entries])
     if isinstance(expr, sympy.Add):
         parts = [_walk(a, env, shapes) for a in expr.args]
         if len({_shape(p) for p in parts if isinstance(p, sympy.MatrixBase)}) > 1:
@@ -159,12 +169,55 @@ def _walk(expr: Any, env: Mapping[str, Any], shapes: bool) -> Any:
         if not isinstance(x, sympy.MatrixBase):
             raise _Unread("softmax of a number")
         return _softmax_rows(x)
+    if isinstance(expr, AppliedUndef) and expr.func.__name__ == "concat" and expr.args:
+        return _concat([_walk(a, env, shapes) for a in expr.args])
     if isinstance(expr, (sympy.exp, sympy.log)):
         x = _walk(expr.args[0], env, shapes)
         if isinstance(x, sympy.MatrixBase):
             raise _Unread(f"{type(expr).__name__} of a matrix")
         return type(expr)(x)
     raise _Unread(f"{type(expr).__name__} is not evaluated here")
+
+
+_SLICE = re.compile(r"([A-Za-z]\w*?)_(?:([A-Za-z0-9]+),:|:,([A-Za-z0-9]+))")
+
+
+def _slice_names(text: str) -> tuple[str, ...]:
+    """The reader names of the slices ``X_{t,:}``, ``X_{:,t}`` printed in ``text``."""
+    return tuple(f"{m.group(1)}_{m.group(2).replace(' ', '')}" for m in re.finditer(
+        r"([A-Za-z]\w*?)_\{\s*([A-Za-z0-9]+\s*,\s*:|:\s*,\s*[A-Za-z0-9]+)\s*\}", text))
+
+
+def _slice(name: str, env: Mapping[str, Any]) -> Any:
+    """``X_{t,:}`` (row t of the bound matrix X) or ``X_{:,t}`` (column t), t a bound
+    number or a digit, counted from 1 as the note counts rows: a row and a column are
+    different names, so ``X_{:,t} W`` is read as what it says."""
+    m = _SLICE.fullmatch(name)
+    assert m is not None
+    base, row, col = m.groups()
+    matrix, index = env.get(base), row or col
+    at = env.get(index, sympy.Integer(index) if index.isdigit() else None)
+    if not isinstance(matrix, sympy.MatrixBase) or at is None or isinstance(at, sympy.MatrixBase):
+        raise _Unread(f"{name}: {base} is not a bound matrix or {index} is not a bound number")
+    k = int(round(float(at))) - 1
+    size = matrix.shape[0] if row else matrix.shape[1]
+    if not (0 <= k < size and abs(float(at) - (k + 1)) < 1e-9):
+        raise _Mismatch(f"{name}: {index} = {mpmath.nstr(float(at), 6)} is outside the {size} "
+                        f"{'rows' if row else 'columns'} of {base}")
+    return sympy.ImmutableMatrix(matrix.row(k) if row else matrix.col(k))
+
+
+def _concat(parts: list[Any]) -> Any:
+    """``concat(Z₁, Z₂)``: the matrices side by side (along the columns, as multi-head
+    attention joins its heads); different row counts cannot be joined."""
+    if not all(isinstance(p, sympy.MatrixBase) for p in parts):
+        raise _Unread("concat of a number")
+    if len({p.shape[0] for p in parts}) > 1:
+        raise _Mismatch("concat of matrices with different numbers of rows")
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.row_join(p)
+    return sympy.ImmutableMatrix(out)
 
 
 def _softmax_rows(m: Any) -> Any:
@@ -196,7 +249,7 @@ def _close(got: Any, want: Any) -> bool:
     g = got if isinstance(got, sympy.MatrixBase) else sympy.ImmutableMatrix([[got]])
     w = want if isinstance(want, sympy.MatrixBase) else sympy.ImmutableMatrix([[want]])
     if g.shape != w.shape:
-        if 1 in g.shape and 1 in w.shape and len(g) == len(w):  # a row vector printed flat
+        if w.shape[0] == 1 and g.shape[1] == 1 and len(g) == len(w):  # a row printed flat
             g = g.reshape(*w.shape)
         else:
             return False

@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["SPEC_KEYS", "Computes", "bind", "parse"]
 
-SPEC_KEYS = ("value", "names", "functions", "matrices", "shapes", "rounded")
+SPEC_KEYS = ("value", "names", "functions", "matrices", "shapes", "rounded", "through")
 
 
 @dataclass
@@ -27,6 +27,10 @@ class Computes:
     matrices: tuple[str, ...] = ()  # names read as matrices: products keep their order
     shapes: bool = False  # names are bound to shapes [rows, cols], the value is a shape
     rounded: str = ""  # a value hole printed rounded: a side may differ by its half unit
+    # ``through: S4``: one formula printed around value holes, ``⟪S⟫⟨k⟩⟪S2⟫⟨base⟩…⟪S4⟫``, read
+    # from this hole's start to S4's end; the holes after this one up to S4 are its pieces
+    through: str = ""
+    piece_of: str = ""  # a piece of the formula that hole reads (checked there, not alone)
 
 
 def parse(node: Any, formulas: list[str], read_expr: Callable[[Any], Any],
@@ -59,6 +63,9 @@ def parse(node: Any, formulas: list[str], read_expr: Callable[[Any], Any],
                     item.names[key] = _expression(value, read_expr)
             item.functions = _name_list(fields, "functions")
             item.matrices = _name_list(fields, "matrices")
+            through = fields.get("through")
+            if through is not None:
+                item.through = _piece_range(hole, through, formulas)
             shapes = fields.get("shapes")
             if shapes is not None:
                 if not isinstance(shapes.value, bool) or not item.matrices:
@@ -73,7 +80,23 @@ def parse(node: Any, formulas: list[str], read_expr: Callable[[Any], Any],
             problem(spec.line, spec.col, f"computes: {hole}: {getattr(err, 'message', err)}")
             continue
         out[hole] = item
+    for hole, item in list(out.items()):
+        if item.through:
+            for piece in formulas[formulas.index(hole) + 1:formulas.index(item.through) + 1]:
+                if piece in out:
+                    problem(item.line, 1, f"computes: {piece}: a piece of {hole}'s formula "
+                            f"(through: {item.through}) has no entry of its own")
+                out[piece] = Computes(item.value, line=item.line, piece_of=hole)
     return out
+
+
+def _piece_range(hole: str, through: Any, formulas: list[str]) -> str:
+    """``through:``'s formula hole, which must come after ``hole`` in the text."""
+    name = through.value
+    if not isinstance(name, str) or name not in formulas \
+            or formulas.index(name) <= formulas.index(hole):
+        raise ValueError("'through' names a formula hole after this one in the text")
+    return name
 
 
 def _expression(node: Any, read_expr: Callable[[Any], Any]) -> tuple[Any, int]:
@@ -87,6 +110,8 @@ def bind(claim: Any, evaluate: Callable[[tuple[Any, int]], Any]) -> dict[str, An
     engine's exact values); an expression that fails raises as any check would."""
     out: dict[str, Any] = {}
     for hole, spec in claim.computes.items():
+        if spec.piece_of:
+            continue
         out[hole] = (evaluate(spec.value), {k: evaluate(v) for k, v in spec.names.items()})
     return out
 
