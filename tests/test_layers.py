@@ -31,6 +31,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reading notes", ("verifiers.parsers", "verifiers.notes")),
     ("loading claims", (
         "verifiers.claimtext", "verifiers.expr", "verifiers.schema", "verifiers.holes",
+        "verifiers.lawsentence",  # holes' last resort: a law sentence rewritten whole
         "verifiers.pins", "verifiers.keywords", "verifiers.profiles",
         # the kinds' own claim rules, which the loader calls
         "verifiers.properties.params", "verifiers.properties.catalog",

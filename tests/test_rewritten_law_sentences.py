@@ -148,6 +148,10 @@ def test_a_lone_sentence_is_taken_only_when_clearly_the_most_alike() -> None:
     # a value or formula hole in the quote: never read as a whole sentence
     assert lawsentence.find_sentence("系数为 ⟨c⟩，始终⟦effect⟧。", text, [(0, len(text))],
                                      HOLE_RE) is None
+    # a quote without word holes (a waiver's, a worked line's) is never re-read: its
+    # sentence rewritten must not keep the waiver (or the number claim) matching
+    assert lawsentence.find_sentence("但是不管输入是什么，这三个系数始终不变。", text,
+                                     [(0, len(text))], HOLE_RE) is None
 
 
 def test_a_sentence_about_something_else_is_unparsed_not_a_pass(

@@ -139,10 +139,13 @@ def _hole_free(line: str, hole_re: re.Pattern[str]) -> bool:
 def find_sentence(quote: str, text: str, scopes: list[tuple[int, int]],
                   hole_re: re.Pattern[str]) -> Found | None:
     """The quote with its law line read as the sentence the note now prints at its place, or
-    None (a value or formula hole in the quote, no law line, no sentence clearly at its place).
+    None (no word hole in the quote, a value or formula hole, no law line, no sentence clearly
+    at its place). A quote without word holes (a waiver, an arithmetic line) is never re-read:
+    its sentence rewritten must not keep it matching.
     """
-    if any(not m.group(0).startswith("⟦") for m in hole_re.finditer(quote)):
-        return None
+    holes = [m.group(0) for m in hole_re.finditer(quote)]
+    if not holes or any(not h.startswith("⟦") for h in holes):
+        return None  # only a law's quote, whose words are holes: never a waiver's or a number's
     qlines = [ln.strip() for ln in quote.split("\n") if ln.strip()]
     for k, line in enumerate(qlines):
         if not _is_law_line(line, hole_re):
