@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.run import run
+from tests.note_edits import run_edited
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS = ROOT / "claims"
@@ -31,19 +31,6 @@ EDITS = [
 ]
 
 
-def _run_edited(tmp_path: Path, cid: str, name: str, find: str, replace: str):
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for p in (ROOT / "notes").iterdir():
-        notes.joinpath(p.name).write_bytes(p.read_bytes())
-    note = notes / name
-    text = note.read_text(encoding="utf-8")
-    assert text.count(find) == 1, find
-    note.write_text(text.replace(find, replace), encoding="utf-8")
-    (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
-    return edited
-
-
 @pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[f"{e[0]}-{i}" for i, e in enumerate(EDITS)])
@@ -52,7 +39,7 @@ def test_an_edited_formula_is_flagged_at_its_line(tmp_path: Path, real_verdict, 
                                                   name: str) -> None:
     clean = real_verdict(cid)
     assert clean.status == "verified", clean.message
-    edited = _run_edited(tmp_path, cid, name, find, replace)
+    edited, _ = run_edited(tmp_path, cid, name, find, replace)
     bad = ("discrepancy", "unparsed")  # never stale, never a pass
     assert edited.status in bad, (edited.status, edited.message)
     assert any(v.status in bad and v.start[0] == line for v in edited.values)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.note_edits import run_edited
+
 ROOT = Path(__file__).resolve().parent.parent
-_LINE = 0  # the line of the last edit's text (set by _edited)
 CLAIMS = ROOT / "claims"
 AAT = "architecture-and-training.txt"
 L1 = "lesson1-text-to-distribution.txt"
@@ -59,34 +60,16 @@ EDITS = [
 ]
 
 
-def _edited(tmp_path: Path, cid: str, name: str, find: str, replace: str):
-    from verifiers.run import run
-
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for p in (ROOT / "notes").iterdir():
-        notes.joinpath(p.name).write_bytes(p.read_bytes())
-    note = notes / name
-    text = note.read_text(encoding="utf-8")
-    assert text.count(find) == 1, find
-    global _LINE
-    _LINE = text[:text.index(find)].count("\n") + 1
-    note.write_text(text.replace(find, replace), encoding="utf-8")
-    (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
-    return edited
-
-
 @pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[f"{e[0]}-{k}" for k, e in enumerate(EDITS)])
-def test_an_edited_quoted_formula_fails_at_its_line(tmp_path: Path, cid: str, find: str,
-                                                    replace: str, line: int, name: str) -> None:
-    from verifiers.run import run
-
-    (clean,) = run(ROOT / "notes", CLAIMS, select=lambda c: c.id == cid).verdicts
+def test_an_edited_quoted_formula_fails_at_its_line(tmp_path: Path, real_verdict, cid: str,
+                                                    find: str, replace: str, line: int,
+                                                    name: str) -> None:
+    clean = real_verdict(cid)
     assert clean.status in ("verified", "known"), clean.message
-    edited = _edited(tmp_path, cid, name, find, replace)
-    line = line or _LINE  # 0: the line of the edited text
+    edited, edit_line = run_edited(tmp_path, cid, name, find, replace)
+    line = line or edit_line  # 0: the line of the edited text
     assert edited.status in ("discrepancy", "unparsed"), edited.message
     assert any(v.status in ("discrepancy", "unparsed") and v.start[0] == line
                for v in edited.values), [(v.name, v.status, v.start) for v in edited.values]

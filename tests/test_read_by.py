@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.note_edits import run_edited
 from verifiers.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,19 +43,6 @@ EDITS = [
 ]
 
 
-def _edited(tmp_path: Path, cid: str, name: str, find: str, replace: str):
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for p in (ROOT / "notes").iterdir():
-        notes.joinpath(p.name).write_bytes(p.read_bytes())
-    note = notes / name
-    text = note.read_text(encoding="utf-8")
-    assert text.count(find) == 1, find
-    note.write_text(text.replace(find, replace), encoding="utf-8")
-    (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
-    return edited
-
-
 @pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
 @pytest.mark.parametrize(("cid", "find", "replace", "line", "name"), EDITS,
                          ids=[f"{e[0]}-{i}" for i, e in enumerate(EDITS)])
@@ -63,7 +51,7 @@ def test_an_edited_formula_fails_the_property_claim_at_its_line(
         name: str) -> None:
     clean = real_verdict(cid)
     assert clean.status == "verified", clean.message
-    edited = _edited(tmp_path, cid, name, find, replace)
+    edited, _ = run_edited(tmp_path, cid, name, find, replace)
     assert edited.status in ("discrepancy", "unparsed"), (edited.status, edited.message)
     assert any(v.status in ("discrepancy", "unparsed") and v.start[0] == line
                and "which reads this formula" in v.message for v in edited.values), \
