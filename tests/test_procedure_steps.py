@@ -67,6 +67,9 @@ EDITS = [
      "mbm-proc-8-2-temperature-steps", "discrepancy", "missing step exp"),
     (MBM, "Step 2：exp\nStep 3：归一化", "Step 2：exp\nStep 3：采样",
      "mbm-proc-8-2-temperature-steps", "discrepancy", "sample"),
+    # decoding (a flowchart box): the operator belongs to the step (÷ Temperature, not ×)
+    (MBM, "（可选）÷ Temperature", "（可选）× Temperature",
+     "mbm-proc-11-3-decoding-box", "unparsed", "'× Temperature' is not an operation word"),
     # decoding (a generation loop): replaced, moved
     (AAT, "第二步：预测下一个 Token", "第二步：计算损失并更新参数",
      "aat-proc-12-generation", "unparsed", "is not an operation word"),
