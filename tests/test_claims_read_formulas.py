@@ -43,6 +43,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.note_edits import run_edited
 from verifiers.schema import load_claim_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -259,20 +260,9 @@ EDITS = [
 def _verdicts(tmp_path: Path, real_verdict, cid: str, name: str, find: str,
               replace: str) -> tuple:
     """The claim's verdict on the notes as they are (the session's: tests/conftest.py),
-    then with the one edit."""
-    from verifiers.run import run
-
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for p in (ROOT / "notes").iterdir():
-        notes.joinpath(p.name).write_bytes(p.read_bytes())
-    note = notes / name
-    text = note.read_text(encoding="utf-8")
-    assert text.count(find) == 1
-    clean = real_verdict(cid)
-    note.write_text(text.replace(find, replace), encoding="utf-8")
-    (edited,) = run(notes, CLAIMS, select=lambda c: c.id == cid).verdicts
-    return clean, edited
+    then with the one edit (tests/note_edits.py)."""
+    edited, _ = run_edited(tmp_path, cid, name, find, replace)
+    return real_verdict(cid), edited
 
 
 @pytest.mark.usefixtures("real_claims_parsed_once")  # tests/conftest.py
