@@ -34,6 +34,7 @@ import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
+from verifiers.formulas.inline_matrix import number as _float40
 from verifiers.formulas.inline_plain import plain_text
 from verifiers.formulas.inline_spec import Computes
 from verifiers.formulas.inline_tuple import run_length
@@ -120,7 +121,7 @@ def _check_hole(hole: str, text: str, spec: Computes, target: Any, names: Mappin
                 continue
             result = None
             for entry, (want, bound) in enumerate(rows):  # the first entry that fails
-                subs = {keys[key]: _sympy(v) for key, v in bound.items()}
+                subs = {keys[key]: _float40(v) for key, v in bound.items()}
                 result = _side(side, spec, subs, want, k == 0, (entry, len(rows)), slack)
                 if result is not None and result[0] != VERIFIED:
                     if len(rows) > 1:
@@ -240,10 +241,6 @@ def _number(value: Any) -> Any:
     return mpmath.mpmathify(value)
 
 
-def _sympy(x: Any) -> Any:
-    return sympy.Float(mpmath.nstr(x, 40), 40)
-
-
 def _evaluate(expr: Any) -> Any:
     z = sympy.N(expr, 40)
     if not z.is_number:
@@ -273,7 +270,7 @@ def _tolerance(side: str, expr: Any, subs: dict[Any, Any], want: Any) -> Any:
         if half is None:
             continue
         try:
-            up = _evaluate(_substitute(expr.xreplace({f: sympy.Float(f + _sympy(half), 40)}),
+            up = _evaluate(_substitute(expr.xreplace({f: sympy.Float(f + _float40(half), 40)}),
                                        subs))
         except (TypeError, ValueError, ArithmeticError):
             continue

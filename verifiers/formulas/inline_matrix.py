@@ -81,14 +81,16 @@ def _bound(value: Any, shapes: bool) -> Any:
         if (isinstance(value, (list, tuple)) and len(value) == 2
                 and all(float(x) == int(x) and int(x) > 0 for x in value)):
             return ("shape", int(value[0]), int(value[1]))
-        return _number(value)
+        return number(value)
     if isinstance(value, (list, tuple)):
         rows = value if value and isinstance(value[0], (list, tuple)) else [value]
-        return sympy.ImmutableMatrix([[_number(x) for x in row] for row in rows])
-    return _number(value)
+        return sympy.ImmutableMatrix([[number(x) for x in row] for row in rows])
+    return number(value)
 
 
-def _number(x: Any) -> Any:
+def number(x: Any) -> Any:
+    """A computed value as a 40-digit SymPy Float (what the formula's sides are evaluated
+    against); a nested value where a number belongs is a TypeError."""
     if isinstance(x, (list, tuple)):
         raise TypeError("a nested value where a number belongs")
     return sympy.Float(mpmath.nstr(mpmath.mpmathify(x), 40), 40)
