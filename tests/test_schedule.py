@@ -92,3 +92,49 @@ def test_forked_processes_share_the_queue():
     theirs = receive.recv()
     worker.join()
     assert sorted(mine + theirs) == sorted(many) and not set(mine) & set(theirs)
+
+
+class _CountingEngine:
+    """Stands in for the engine: a verdict names the process that evaluated it. The first
+    claim this process evaluates waits until the worker has sent its verdicts, so the gate
+    reads them mid-loop (the case that lost them: every worker claim then ran twice)."""
+
+    def __init__(self, claims, started, done) -> None:
+        self.claims = {c.id: c for c in claims}
+        self.started, self.done = started, done
+
+    def verdict(self, claim_id: str):
+        from verifiers.verdicts import VERIFIED, Verdict
+
+        if not self.started.is_set():
+            self.started.set()
+            assert self.done.wait(60), "the worker never finished"
+        c = self.claims[claim_id]
+        return Verdict(id=c.id, file=c.file, line=c.line, note=c.note, kind=c.kind, says="",
+                       status=VERIFIED, message=str(multiprocessing.current_process().pid))
+
+
+def test_a_worker_done_before_the_gate_keeps_its_verdicts(monkeypatch):
+    from verifiers import run
+
+    context = multiprocessing.get_context("fork")
+    started, done = context.Event(), context.Event()
+    claims = [claim(f"a{k}", "arithmetic") for k in range(6)] + [
+        claim("p1", "property", law="L"), claim("m1", "model")]
+    monkeypatch.setattr(run, "PARALLEL_FROM", 0.0)
+    monkeypatch.setattr(run, "_engine",
+                        lambda notes, cs, budget: _CountingEngine(cs, started, done))
+    share = run._evaluate_share
+
+    def worker(*args, **kwargs) -> None:  # starts once the gate holds its first claim
+        started.wait(60)
+        try:
+            share(*args, **kwargs)
+        finally:
+            done.set()
+
+    monkeypatch.setattr(run, "_evaluate_share", worker)
+    got = run._evaluate_in_parallel({}, claims, [c.id for c in claims], jobs=2)
+    assert sorted(got) == sorted(c.id for c in claims)  # none left to evaluate again
+    gate = str(multiprocessing.current_process().pid)
+    assert got["p1"].message != gate and got["m1"].message != gate  # the worker's, kept

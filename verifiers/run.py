@@ -206,14 +206,19 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
             workers.append((worker, receive))
         verdicts: dict[str, Verdict] = {}
         engine = _engine(notes, claims, budget)
+        finished: set[int] = set()  # workers whose verdicts have arrived
         while (group := queue.take(schedule.PLAIN)) is not None:
             verdicts.update((v.id, v) for v in _verdicts(engine, group.ids, progress))
-            for _worker, receive in workers:
-                _drain(receive, progress, 0.0)
-        for _worker, receive in workers:
+            for k, (_worker, receive) in enumerate(workers):
+                if k not in finished and (received := _drain(receive, progress, 0.0)) is not None:
+                    finished.add(k)  # a worker done before this process: keep its verdicts
+                    verdicts.update((v.id, v) for v in received)
+        for k, (_worker, receive) in enumerate(workers):
+            if k in finished:
+                continue
             left = budget.run_left() + GRACE
             received = _drain(receive, progress, None if math.isinf(left) else max(left, 0.0))
-            verdicts.update((v.id, v) for v in received)
+            verdicts.update((v.id, v) for v in received or [])
     finally:  # normally they have exited; interrupted or over budget, they are killed
         for worker, receive in workers:
             if worker.is_alive():
@@ -223,18 +228,21 @@ def _evaluate_in_parallel(notes: dict[str, Note], claims: list[Claim], ids: list
     return verdicts
 
 
-def _drain(receive: Any, progress: Progress | None, wait: float | None) -> list[Verdict]:
+def _drain(receive: Any, progress: Progress | None,
+           wait: float | None) -> list[Verdict] | None:
     """Read a worker's messages: counts of claims done (progress) and, last, its verdicts.
 
     ``wait`` 0: only what is there; otherwise until the verdicts arrive, at most ``wait``
-    seconds (None: no limit). A worker that died leaves its claims to the caller.
+    seconds (None: no limit). Returns the verdicts once they arrive (the message comes once:
+    the caller must keep them), else None. A worker that died returns [] and leaves its claims
+    to the caller.
     """
     end = None if wait is None else time.monotonic() + wait
     try:
         while True:
             left = None if end is None else max(end - time.monotonic(), 0.0)
             if not receive.poll(left):
-                return []
+                return None
             what, payload = receive.recv()
             if what == "verdicts":
                 return payload
