@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from verifiers.deadline import cpu_seconds, deadline
 
-__all__ = ["CLAIM_SECONDS", "RUN_SECONDS", "Budget", "BudgetExceeded"]
+__all__ = ["CLAIM_SECONDS", "RUN_SECONDS", "Budget", "BudgetExceeded", "SessionBudget"]
 
 CLAIM_SECONDS = 60.0
 RUN_SECONDS = 15 * 60.0
@@ -85,3 +85,32 @@ class Budget:
                 stack.enter_context(deadline(claim_left,
                                              lambda: BudgetExceeded(claim_message)))
             yield
+
+
+@dataclass
+class SessionBudget(Budget):
+    """The budget of a pytest session's engine, which evaluates claims now and then between
+    other tests: the run's clock runs only while a claim is evaluated. With :class:`Budget`
+    it ran from the first claim on, so on a busy machine a long session spent the run's 15
+    minutes in other tests and every claim asked for later ended as an error."""
+
+    idle: float = 0.0  # wall seconds spent outside claims, before idle_since
+    idle_since: float | None = field(default_factory=time.monotonic)  # None: in a claim
+
+    def run_left(self) -> float:
+        now = time.monotonic()
+        idle = self.idle + (now - self.idle_since if self.idle_since is not None else 0.0)
+        return self.started + idle + self.run_seconds - now
+
+    @contextlib.contextmanager
+    def claim(self, spent: float = 0.0) -> Iterator[None]:
+        outermost = self.idle_since is not None  # a claim within a claim: one clock
+        if outermost:
+            self.idle += time.monotonic() - self.idle_since
+            self.idle_since = None
+        try:
+            with super().claim(spent):
+                yield
+        finally:
+            if outermost:
+                self.idle_since = time.monotonic()
