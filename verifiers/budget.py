@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from verifiers.deadline import cpu_seconds, deadline
+from verifiers.deadline import alarms_held, cpu_seconds, deadline
 
 __all__ = ["CLAIM_SECONDS", "RUN_SECONDS", "Budget", "BudgetExceeded", "SessionBudget"]
 
@@ -76,14 +76,15 @@ class Budget:
         if claim_left <= 0:
             raise BudgetExceeded(self.claim_message())
         with contextlib.ExitStack() as stack:
-            if not math.isinf(run_left):
-                run_message = self.run_message()
-                stack.enter_context(deadline(run_left, lambda: BudgetExceeded(run_message),
-                                             clock="wall"))
-            if not math.isinf(claim_left):
-                claim_message = self.claim_message()
-                stack.enter_context(deadline(claim_left,
-                                             lambda: BudgetExceeded(claim_message)))
+            with alarms_held():  # an expiry while opening waits until both can close
+                if not math.isinf(run_left):
+                    run_message = self.run_message()
+                    stack.enter_context(deadline(run_left, lambda: BudgetExceeded(run_message),
+                                                 clock="wall"))
+                if not math.isinf(claim_left):
+                    claim_message = self.claim_message()
+                    stack.enter_context(deadline(claim_left,
+                                                 lambda: BudgetExceeded(claim_message)))
             yield
 
 

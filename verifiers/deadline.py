@@ -36,8 +36,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["WALL_FACTOR", "DeadlineExceeded", "can_bound", "cpu_seconds", "deadline",
-           "remaining"]
+__all__ = ["WALL_FACTOR", "DeadlineExceeded", "alarms_held", "can_bound", "cpu_seconds",
+           "deadline", "remaining"]
 
 class DeadlineExceeded(TimeoutError):
     """A :func:`deadline` of ``seconds`` ran out."""
@@ -120,9 +120,41 @@ def _expire(signum: int, frame: Any) -> None:
         _arm()
         return
     signal.setitimer(signal.ITIMER_REAL, REFIRE)  # again, until the expired one is closed
-    error = expired[0].error()
+    # No local names the error: a frame of its own traceback holding it is a reference
+    # cycle, which kept an interrupted ``with`` (its context manager, its generator and the
+    # deadlines it opened) alive until a garbage collection, re-firing meanwhile.
+    raise _tagged(expired[0].error())
+
+
+def _tagged(error: BaseException) -> BaseException:
     error._from_deadline = True  # type: ignore[attr-defined]
-    raise error
+    return error
+
+
+def _hold() -> bool:
+    """Block SIGALRM; whether it was blocked already (by an outer :func:`alarms_held`)."""
+    return signal.SIGALRM in signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
+
+
+def _release(held: bool) -> None:
+    """Unblock SIGALRM unless an outer holder blocked it: a pending expiry is raised here."""
+    if not held:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
+
+
+@contextlib.contextmanager
+def alarms_held() -> Iterator[None]:
+    """No expiry is raised in the body (it waits, pending, to the end): for opening
+    several deadlines at once, so none is raised between one's opening and the
+    registration of its cleanup (``ExitStack.enter_context``)."""
+    if not can_bound():
+        yield
+        return
+    held = _hold()
+    try:
+        yield
+    finally:
+        _release(held)
 
 
 @contextlib.contextmanager
@@ -142,12 +174,17 @@ def deadline(seconds: float, error: Callable[[], BaseException] | None = None,
     else:
         entry = _Open(time.monotonic() + seconds * WALL_FACTOR, cpu_seconds() + seconds,
                       error or (lambda: DeadlineExceeded(seconds)))
+    # Opened with SIGALRM blocked: an expiry (this one's or an outer one's) that lands while
+    # opening waits until the deadline is open and its cleanup registered, then is raised
+    # inside it. Raised between ``_open.append`` and ``try`` it left the entry open forever.
+    held = _hold()
     if not _open:
         _previous = signal.signal(signal.SIGALRM, _expire)
         _previous_hook, sys.unraisablehook = sys.unraisablehook, _unraisable
     _open.append(entry)
     try:
         _arm()
+        _release(held)
         yield
     finally:
         # An expired deadline re-fires every REFIRE seconds, so a late expiry can land in
@@ -155,16 +192,19 @@ def deadline(seconds: float, error: Callable[[], BaseException] | None = None,
         # was already on its way runs here (it is absorbed and the close is redone); one
         # that arrives when it is unblocked finds this deadline closed (the error already
         # on its way out, if any, keeps going, or an expired outer deadline takes over).
+        outer: bool | None = None  # SIGALRM held by an outer alarms_held: it unblocks
         while True:
             try:
+                if outer is None:
+                    outer = signal.SIGALRM in signal.pthread_sigmask(signal.SIG_BLOCK, ())
                 signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
                 _close(entry)
                 break
             except BaseException as late:
                 if not getattr(late, "_from_deadline", False):
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
+                    _release(bool(outer))
                     raise
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
+        _release(bool(outer))
 
 
 def _close(entry: _Open) -> None:
@@ -175,6 +215,10 @@ def _close(entry: _Open) -> None:
     if _open:
         _arm()
     else:
+        # An expiry already on its way (pending while SIGALRM is blocked here) must not reach
+        # the previous handler: the default one ends the process ("Alarm clock").
+        if hasattr(signal, "sigtimedwait") and signal.SIGALRM in signal.sigpending():
+            signal.sigtimedwait(_ALARM, 0)
         signal.signal(signal.SIGALRM, _previous if _previous is not None else signal.SIG_DFL)
         if sys.unraisablehook is _unraisable:
             sys.unraisablehook = _previous_hook or sys.__unraisablehook__

@@ -1,0 +1,64 @@
+"""Deadlines that expire at awkward moments (verifiers.deadline): an expiry pending while the
+last deadline closes must not reach the default SIGALRM handler (which ends the process), and
+an expiry's error must not be kept alive by its own traceback (which kept the deadlines of an
+interrupted ``with`` open, re-firing into later code: test_lifecycle's nested deadlines once
+failed with another test's "run's budget of 0.2 s was spent")."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from verifiers import deadline as deadline_module
+from verifiers.budget import Budget, BudgetExceeded
+from verifiers.deadline import DeadlineExceeded, deadline
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PENDING_AT_CLOSE = """
+import os, signal
+from verifiers.deadline import deadline
+with deadline(10):
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    os.kill(os.getpid(), signal.SIGALRM)  # an expiry on its way as the deadline closes
+print("alive")
+"""
+
+
+def test_an_expiry_pending_at_close_does_not_end_the_process():
+    done = subprocess.run([sys.executable, "-c", PENDING_AT_CLOSE], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "alive", (done.returncode,
+                                                                     done.stderr)
+
+
+def test_an_expiry_error_is_not_held_by_its_own_traceback():
+    with pytest.raises(DeadlineExceeded) as caught:
+        with deadline(0.01, clock="wall"):
+            time.sleep(5)
+    error, tb = caught.value, caught.value.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") != "verifiers.deadline":
+            tb = tb.tb_next  # this test's own frame names it, of course
+            continue
+        held = [name for name, value in tb.tb_frame.f_locals.items() if value is error]
+        assert not held, f"{tb.tb_frame.f_code.co_name} holds the error in {held}"
+        tb = tb.tb_next
+    assert deadline_module._open == [] and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_budgets_spent_while_opening_leave_nothing_open():
+    """Run budgets of 0 to 0.6 ms: expiries land while the two deadlines open and close."""
+    for i in range(300):
+        try:
+            with Budget(run_seconds=1e-4 * (i % 7), claim_seconds=60).claim():
+                sum(range(2000))
+        except BudgetExceeded:
+            pass
+        assert deadline_module._open == [], i
+        assert signal.SIGALRM not in signal.pthread_sigmask(signal.SIG_BLOCK, ())
