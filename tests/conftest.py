@@ -48,7 +48,6 @@ REAL_GROUP = "real-claims"  # the xdist scope of the real claims and the tests t
 # (``real_result``) or runs over copies of the real notes, whose SymPy proofs, property searches
 # and model runs the worker that holds the real claims already did (kept per process).
 REAL_TESTS = frozenset({
-    "tests/test_coverage.py::test_the_real_notes_are_classified_without_waiver_problems",
     "tests/test_coverage_meaning.py::test_every_formula_statement_and_procedure_is_covered_or_waived",
     "tests/test_report_html.py::test_real_report_content",
     "tests/test_report_html.py::test_write_is_atomic_and_deterministic",
@@ -65,6 +64,7 @@ REAL_TESTS = frozenset({
 
 QUOTES_GROUP = "real-quotes"  # the xdist scope of the tests reading ``real_quote_coverage``
 QUOTES_TESTS = frozenset({
+    "tests/test_coverage.py::test_the_real_notes_are_classified_without_waiver_problems",
     "tests/test_coverage.py::test_every_literal_of_the_notes_is_covered_or_waived",
     "tests/test_strength_floor.py::test_the_recomputed_share_of_each_note_is_at_its_floor",
     "tests/test_strength_floor.py::test_no_real_copy_is_an_orphan",
