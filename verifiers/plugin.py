@@ -12,7 +12,6 @@ root cause), not like a traceback.
 
 from __future__ import annotations
 
-import math
 import os
 import tomllib
 from pathlib import Path
@@ -61,10 +60,7 @@ class _Settings:
 
             lifecycle.children_die_with_parent()  # a killed session leaves no checker child
             loaded = self.loaded()
-            # Each claim keeps its own (CPU) budget; the run's wall-clock budget would count
-            # the whole session -- other tests and the machine's load -- from the first claim,
-            # and fail every claim evaluated 15 minutes later (issue 15: load is no failure).
-            self._engine = Engine(loaded.notes, loaded.claims, Budget(run_seconds=math.inf))
+            self._engine = Engine(loaded.notes, loaded.claims, Budget())
         return self._engine.verdict(claim_id)
 
     def verdicts(self) -> Any:
