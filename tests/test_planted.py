@@ -32,7 +32,8 @@ from benchmarks.planted.survey import (
 from verifiers.verdicts import ValueVerdict, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
-EDITS = [e for e in load_corpus() if not e.inferred]  # new notes: tests/test_planted_new_notes.py
+CORPUS = load_corpus()  # read once per process (test_planted_new_notes reads it from here)
+EDITS = [e for e in CORPUS if not e.inferred]  # new notes: tests/test_planted_new_notes.py
 
 
 def test_corpus_size_and_kinds():
@@ -65,12 +66,12 @@ def test_from_sources_selects_one_round():
     kind; a glob that matches no corpus file is an error before anything runs."""
     from benchmarks.planted.__main__ import main
 
-    fresh5 = from_sources(load_corpus(), ["fresh5-*"])
+    fresh5 = from_sources(CORPUS, ["fresh5-*"])
     assert Counter(e.kind for e in fresh5) == dict.fromkeys(KINDS, 6)
     assert all(e.held_out and e.source == f"fresh5-{e.kind}.yaml" for e in fresh5)
-    both = from_sources(load_corpus(), ["fresh5-*", "fresh4-*"])
-    assert len(both) == len(fresh5) + len(from_sources(load_corpus(), ["fresh4-*"])) > 48
-    assert from_sources(load_corpus(), ["fresh5"]) == []  # a glob matches the whole name
+    both = from_sources(CORPUS, ["fresh5-*", "fresh4-*"])
+    assert len(both) == len(fresh5) + len(from_sources(CORPUS, ["fresh4-*"])) > 48
+    assert from_sources(CORPUS, ["fresh5"]) == []  # a glob matches the whole name
     with pytest.raises(SystemExit):
         main(["--source", "no-such-round-*"])
 

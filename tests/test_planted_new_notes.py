@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.planted.survey import KINDS, REAL, CorpusError, Edit, load_corpus, survey
+from tests.test_planted import CORPUS  # the corpus, read once per process
 
 ROOT = Path(__file__).resolve().parent.parent
-NEW = [e for e in load_corpus() if e.inferred]
+NEW = [e for e in CORPUS if e.inferred]
 NUMERIC = {"arithmetic", "copied-entries", "rounding", "restatement", "unit-scale"}
 
 
@@ -19,7 +20,7 @@ def test_new_notes_corpus_size_and_kinds():
     counts = Counter(e.kind for e in NEW)
     # every numeric kind; a later round (heldout-notes-round2) adds formula and prose-law edits
     assert len(NEW) >= 20 and NUMERIC <= set(counts) <= set(KINDS), counts
-    assert len({e.id for e in load_corpus()}) == len(load_corpus()), "duplicate ids"
+    assert len({e.id for e in CORPUS}) == len(CORPUS), "duplicate ids"
 
 
 @pytest.mark.parametrize("edit", NEW, ids=[e.id for e in NEW])

@@ -3,7 +3,7 @@
 A claim's key hashes everything its verdict can depend on:
 
 * the engine's version -- the source of ``verifiers`` and ``tinygpt``, so any
-  code change starts afresh;
+  code change starts afresh, and the Python and library releases (LIBRARIES) it runs on;
 * the claim's own file (its text, all of it: an edit anywhere in the file
   re-checks that file's claims);
 * the note text the claim can read -- its section, or the whole note -- and
@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from dataclasses import asdict, fields
 from functools import cache
 from pathlib import Path
@@ -55,6 +56,9 @@ __all__ = ["VerdictCache", "engine_version"]
 FORMAT = 2  # 2: depends_on_time, validated entries
 PACKAGES = ("verifiers", "tinygpt")
 ENGINE_SUFFIXES = (".py", ".yaml")  # code, and data that gives words their meaning
+# The libraries whose release can change a verdict: a proof (sympy), a search's examples and
+# so its counterexample (hypothesis), a model's numbers (torch, numpy), a printed bound (mpmath).
+LIBRARIES = ("sympy", "hypothesis", "torch", "numpy", "mpmath", "PyYAML")
 
 
 @cache
@@ -66,12 +70,25 @@ def engine_version() -> str:
     """
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(f"format {FORMAT}".encode())
+    digest.update(f"\0python {sys.version}\0{_library_versions()}".encode())
     for package in PACKAGES:
         files = [p for suffix in ENGINE_SUFFIXES for p in (root / package).rglob(f"*{suffix}")]
         for path in sorted(files):
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def _library_versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in LIBRARIES:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} absent")
+    return "\0".join(found)
 
 
 # --- reading an entry: anything unexpected is a miss ---------------------------------
