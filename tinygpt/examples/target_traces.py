@@ -36,6 +36,9 @@ _SEQUENCE = re.compile(r"(?:输入序列|输入|序列|input sequence|input|sequ
                        + r"(?P<seq>[^\"”」』]+)" + _UQ, re.IGNORECASE)
 _POSITION = re.compile(r"(?:position|pos|位置)\s*(?P<k>\d+)\s*[：:]?[^\"“「『\n]*?" + _Q
                        + r"(?P<tok>[^\"”」』]+)" + _UQ, re.IGNORECASE)
+_RANGE = re.compile(r"\$?(?P<s>[A-Za-z])_?\{?(?P<a>\d+)\}?\$?\s*(?:到|至|…|\.\.\.?|–|-|to)\s*"
+                    r"\$?(?P=s)_?\{?(?P<b>\d+)\}?\$?")
+_LABEL_WORD = re.compile(r"标签|目标|label|target", re.IGNORECASE)
 _PAIR = re.compile(_Q + r"(?P<x>[^\"”」』]+)" + _UQ + r"\s*(?:→|->|⟶)\s*" + _Q
                    + r"(?P<y>[^\"”」』]+)" + _UQ)
 
@@ -61,6 +64,25 @@ def _symbol_rows(lines: list[str]) -> list[Finding]:
                            f"{tgt.group('sym')}_{p + 1}",
                            f"position {pos.group()} is trained to predict the next token: "
                            f"{tgt.group('sym')}_{p + 1}" + ("" if ok else f", not {tgt.group()}")))
+    return out
+
+
+def _range_rows(lines: list[str]) -> list[Finding]:
+    """``输入设为t1到t6，标签设为t2到t7``: the labels are the inputs' range shifted by one."""
+    out: list[Finding] = []
+    for i, line in enumerate(lines, start=1):
+        found = list(_RANGE.finditer(line))
+        if len(found) != 2 or not _LABEL_WORD.search(line, found[0].end(), found[1].start()):
+            continue
+        x, y = found
+        a, b, c, d = (int(x.group("a")), int(x.group("b")), int(y.group("a")),
+                      int(y.group("b")))
+        for group, got, want in (("a", c, a + 1), ("b", d, b + 1)):
+            ok = got == want
+            out.append(Finding(i, y.start(group), y.end(group), "verified" if ok else "discrepancy",
+                               f"label range {group}", str(got), str(want),
+                               f"inputs {x.group()} are trained on the next tokens: labels "
+                               f"{y.group('s')}{a + 1}…{y.group('s')}{b + 1}"))
     return out
 
 
@@ -110,7 +132,7 @@ def _sequence_rows(lines: list[str]) -> list[Finding]:
 def target_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     """Each entry pairing a position with its target, recomputed as the next token."""
     lines = block.splitlines()
-    out = _sequence_rows(lines) or _symbol_rows(lines)
+    out = _sequence_rows(lines) or (_symbol_rows(lines) + _range_rows(lines))
     if not out:
         out.append(Finding(1, 0, len(lines[0]) if lines else 0, "error", "trace", "", "",
                            "no position → target entry in the block"))
