@@ -56,6 +56,15 @@ def test_matmul_shapes(line: str, bad: list[str]) -> None:
     assert [n for _, n in _bad(shape_trace_findings(line, "", 1))] == bad
 
 
+def test_a_dataflow_diagram_multiplies_by_the_standalone_shape_above() -> None:
+    block = "输入 X (5×8)\n│ ├─→ · W_a (8×2) ──→ A (5×2)\n│ └─→ · W_b (8×6) ──→ B (5×6)"
+    assert _bad(shape_trace_findings(block, "", 1)) == []
+    assert _bad(shape_trace_findings(block.replace("B (5×6)", "B (8×6)"), "", 1)) == [
+        (3, "product shape")]
+    assert _bad(shape_trace_findings(block.replace("W_a (8×2)", "W_a (5×2)"), "", 1)) == [
+        (2, "inner sizes")]
+
+
 def test_a_block_without_a_trace_is_an_error() -> None:
     assert shape_trace_findings("no shapes here", "", 1)[0].status == "error"
     assert target_findings("no targets here", "", 1)[0].status == "error"
@@ -91,6 +100,8 @@ def test_symbol_rows_and_pairs_and_ranges() -> None:
 
 @pytest.mark.parametrize(("claim", "note", "find", "replace"), [
     ("mbm-6-5-concat-shape-trace", "matrix-by-matrix.txt", "concat 沿 dim=1", "concat 沿 dim=0"),
+    ("mbm-5-4-dataflow-shapes", "matrix-by-matrix.txt", "· W_k (4×3) ──→ K (3×3)",
+     "· W_k (4×3) ──→ K (3×4)"),
     ("mbm-12-training-labels", "matrix-by-matrix.txt", 'position1: 正确答案="老鼠"',
      'position1: 正确答案="追"'),
     ("aat-9-targets-table", "architecture-and-training.txt", "$h_{2}$\t$t_{3}$",

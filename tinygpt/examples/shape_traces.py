@@ -174,6 +174,40 @@ def _concat_findings(lines: list[str], i: int, m: re.Match[str],
     return out
 
 
+def _standalone(lines: list[str], i: int) -> Shape | None:
+    """The nearest shape above line ``i`` that stands alone on its line (``X_input (3×4)``):
+    the left operand of a diagram's ``· W (4×3) ──→ Q (3×3)`` rows."""
+    for k in range(i - 1, 0, -1):
+        shapes = _shapes(lines[k - 1], k)
+        if len(shapes) == 1 and not _MATMUL.search(lines[k - 1]) and \
+                not re.search(r"→|->", lines[k - 1]):
+            return shapes[0]
+    return None
+
+
+def _diagram_findings(lines: list[str], i: int) -> list[Finding]:
+    """``· B (k×n) ──→ C (m×n)`` under a standalone ``A (m×k)``."""
+    line = lines[i - 1]
+    shapes = _shapes(line, i)
+    if len(shapes) != 2 or not _MATMUL.search(line[:shapes[0].col]) or \
+            _shapes(line[:shapes[0].col], i) or not re.search(r"→|->", line[shapes[0].end:
+                                                                          shapes[1].col]):
+        return []
+    a = _standalone(lines, i)
+    b, c = shapes
+    if a is None or len(a.dims) != 2 or len(b.dims) != 2:
+        return []
+    if a.dims[1] != b.dims[0]:
+        return [Finding(i, b.col, b.end, "discrepancy", "inner sizes", b.text, "",
+                        f"{a.text} (line {a.line}) · {b.text}: the inner sizes {a.dims[1]} and "
+                        f"{b.dims[0]} differ")]
+    want = (a.dims[0], b.dims[1])
+    ok = c.dims == want
+    return [Finding(i, c.col, c.end, "verified" if ok else "discrepancy", "product shape",
+                    c.text, c.text if ok else _fmt(want),
+                    f"{a.text} (line {a.line}) · {b.text} is {_fmt(want)}")]
+
+
 def _matmul_findings(line: str, i: int) -> list[Finding]:
     """``A (m×k) @ B (k×n) → (m×n)`` on one line."""
     shapes = _shapes(line, i)
@@ -205,7 +239,7 @@ def shape_trace_findings(block: str, quote: str, first_line: int) -> list[Findin
     for i, line in enumerate(lines, start=1):
         for m in _OP.finditer(line):
             out += _concat_findings(lines, i, m, named)
-        out += _matmul_findings(line, i)
+        out += _matmul_findings(line, i) or _diagram_findings(lines, i)
     if not out:
         out.append(Finding(1, 0, len(lines[0]) if lines else 0, "error", "trace", "", "",
                            "no concat/stack or A (m×k) @ B (k×n) → (m×n) shape trace in the block"))
