@@ -108,7 +108,9 @@ def _concat(op: str, shapes: list[tuple[int, ...]], axis: int) -> tuple[int, ...
 
 
 def _fmt(dims: tuple[int, ...] | None) -> str:
-    return "none" if dims is None else "(" + ", ".join(map(str, dims)) + ")"
+    if dims is None:
+        return "no shape (the inputs do not fit along it)"
+    return "(" + ", ".join(map(str, dims)) + ")"
 
 
 def _concat_findings(lines: list[str], i: int, m: re.Match[str],
@@ -142,7 +144,8 @@ def _concat_findings(lines: list[str], i: int, m: re.Match[str],
     if axis_at is None and fixed is None:
         axis = None
     else:
-        axis = fixed if axis_at is None else int(axis_at[1].group("d")) % max(ndim, 1)
+        d = fixed if axis_at is None else int(axis_at[1].group("d"))
+        axis = d % ndim if -ndim <= d < ndim else d  # an axis out of range gives no shape
     want = options.get(axis) if axis is not None else None
     agree = bool(results) and all(r.dims == results[0].dims for r in results)
     other = [d for d, v in options.items() if v is not None and agree and v == results[0].dims]
