@@ -98,3 +98,58 @@ def test_inference_runs_a_fenced_program_and_an_edit_fails_at_its_output(
     out = capsys.readouterr().out
     assert any(ln.startswith("notes/n.md:12:") and "discrepancy" in ln
                for ln in out.splitlines()), out
+
+
+OUTPUT_NOTE = """# Counting
+
+## 1. Code
+
+Count the words:
+
+```python
+words = "a b a c a".split()
+print(len(words))
+print(words.count("a"), round(words.count("a") / len(words), 2))
+```
+
+Output:
+
+```
+5
+3 0.6
+```
+
+So three of the five words are "a".
+"""
+
+
+def test_an_output_block_after_the_program_is_compared_line_by_line() -> None:
+    from tinygpt.examples.commented_programs import split_block
+
+    block = OUTPUT_NOTE[OUTPUT_NOTE.index("words ="):OUTPUT_NOTE.index("So three")]
+    program, shown = split_block(block)
+    assert program.startswith("words =") and "```" not in program
+    assert [t for _, t in shown] == ["5", "3 0.6"]
+    assert _bad(block) == []
+    assert _bad(block.replace("3 0.6", "3 0.5")) == [(10, "0.5")]
+    edited = block.replace('"a b a c a"', '"a b a c a a"')
+    assert _bad(edited) == [(9, "5"), (10, "3"), (10, "0.6")]
+
+
+def test_inference_reads_the_output_block_through_the_line_after_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    for d in ("notes", "claims"):
+        (tmp_path / d).mkdir()
+    note = tmp_path / "notes" / "n.md"
+    note.write_text(OUTPUT_NOTE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["scaffold", "n.md", "--infer"]) == 0
+    text = (tmp_path / "claims" / "n" / "90-inferred.yaml").read_text(encoding="utf-8")
+    assert 'to: "So three of the five words are \\"a\\"."' in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+    note.write_text(OUTPUT_NOTE.replace("3 0.6", "3 0.8"), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith("notes/n.md:17:") and "discrepancy" in ln
+               for ln in out.splitlines()), out

@@ -175,57 +175,124 @@ def _culprit(tree: ast.Module, bad: list[int], good: list[int], source: list[str
     return ""
 
 
+_MARKER = re.compile(r"(?:输出|运行结果|打印结果|程序输出|output|it prints|this prints|prints"
+                     r"|printed)(?:如下|是)?\s*[：:]?\s*$", re.IGNORECASE)
+
+
+def split_block(block: str) -> tuple[str, list[tuple[int, str]]]:
+    """(the program, the output block's lines (1-based block line, text)).
+
+    A block that holds a fenced program and what follows it (``code: {from: …, to: …}``)
+    is cut at the program's closing fence; its output is the next fenced block (after an
+    optional marker line such as ``Output:``/``输出：``), or the lines after a marker up to
+    a blank line. A block without a fence is all program.
+    """
+    lines = block.split("\n")
+    fence = next((k for k, ln in enumerate(lines) if ln.strip().startswith("```")), None)
+    if fence is None:
+        return block, []
+    program = "\n".join(lines[:fence]) + "\n"
+    k = fence + 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    marked = k < len(lines) and bool(_MARKER.search(lines[k].strip())) and \
+        len(lines[k].strip()) <= 40
+    if marked:
+        k += 1
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+    out: list[tuple[int, str]] = []
+    if k < len(lines) and lines[k].strip().startswith("```"):
+        k += 1
+        while k < len(lines) and not lines[k].strip().startswith("```"):
+            out.append((k + 1, lines[k]))
+            k += 1
+    elif marked:
+        while k < len(lines) and lines[k].strip() and not lines[k].strip().startswith("```"):
+            out.append((k + 1, lines[k]))
+            k += 1
+    return program, [(n, t) for n, t in out if t.strip()]
+
+
+def _compare(cline: int, col: int, text: str, actual: str | None, where: str
+             ) -> tuple[list[Finding], bool]:
+    """One shown output line against the printed line: each number at its precision."""
+    nums = [(m.group(), col + m.start(), col + m.end()) for m in _NUMBER.finditer(text)]
+    if not nums:
+        ok = actual is not None and actual.strip() == text.strip()
+        return [Finding(cline, col, col + len(text), "verified" if ok else "discrepancy",
+                        "output", text.strip(), (actual or "").strip(),
+                        f"the {where} prints {(actual or '').strip()!r}")], ok
+    vals = [float(m.group()) for m in _NUMBER.finditer(actual or "")]
+    if actual is None or len(vals) != len(nums):
+        say = "prints nothing here" if actual is None else f"prints {actual.strip()!r}"
+        return [Finding(cline, nums[0][1], nums[-1][2], "discrepancy", "output", text.strip(),
+                        (actual or "").strip(), f"the {where} {say}")], False
+    out, ok_all = [], True
+    for (t, a, b), v in zip(nums, vals, strict=True):
+        ok = _close(t, v)
+        ok_all = ok_all and ok
+        shown = f"{v:.{_decimals(t)}f}" if "e" not in t.lower() else repr(v)
+        out.append(Finding(cline, a, b, "verified" if ok else "discrepancy", "output", t,
+                           t if ok else shown, f"the {where} prints {actual.strip()!r}"))
+    return out, ok_all
+
+
+def _failure(source: list[str], stderr: str, timed_out: bool) -> Finding:
+    raised = [int(m.group(1)) for m in _RAISED_AT.finditer(stderr)]
+    at = raised[-1] if raised and 1 <= raised[-1] <= len(source) else 1
+    last = (stderr.strip().splitlines() or ["(no message)"])[-1]
+    why = f"the program did not finish within {TIMEOUT} s" if timed_out else \
+        f"the program stops at its line {at}: {last}"
+    return Finding(at, 0, len(source[at - 1]) if source else 0, "error", "program",
+                   source[at - 1] if source else "", "", why)
+
+
 @locator("program_comments")
 def program_comments_findings(block: str, quote: str, first_line: int) -> list[Finding]:
-    """Each commented output of each print, compared with what the print prints."""
-    expected = commented_outputs(block)
-    source = block.splitlines()
-    if not expected:
+    """Each shown output (a comment under its print, or a line of the output block after
+    the program) compared with what the program prints."""
+    program, shown_block = split_block(block)
+    expected = commented_outputs(program)
+    source = program.splitlines()
+    if not expected and not shown_block:
         return [Finding(1, 0, len(source[0]) if source else 0, "error", "program", "", "",
-                        "no commented output (a `# …` line under a print, or `# → …`)")]
-    records, stderr, timed_out = _run(block)
+                        "no shown output (a `# …` line under a print, `# → …`, or an output "
+                        "block after the program)")]
+    records, stderr, timed_out = _run(program)
     if records is None:
-        raised = [int(m.group(1)) for m in _RAISED_AT.finditer(stderr)]
-        at = raised[-1] if raised and 1 <= raised[-1] <= len(source) else 1
-        last = (stderr.strip().splitlines() or ["(no message)"])[-1]
-        why = f"the program did not finish within {TIMEOUT} s" if timed_out else \
-            f"the program stops at its line {at}: {last}"
-        return [Finding(at, 0, len(source[at - 1]), "error", "program", source[at - 1], "", why)]
+        return [_failure(source, stderr, timed_out)]
     printed: dict[int, list[str]] = {}
+    flat: list[tuple[int, str]] = []  # every printed line with the print line it came from
     for line, text in records:
-        printed.setdefault(line, []).extend(text.rstrip("\n").split("\n"))
-    out: list[Finding] = []
-    bad: list[int] = []
-    good: list[int] = []
+        for part in text.rstrip("\n").split("\n"):
+            printed.setdefault(line, []).append(part)
+            flat.append((line, part))
     pending: list[tuple[int, Finding]] = []
+    verdict: dict[int, bool] = {}
     for pline, shown in sorted(expected.items()):
         got = printed.get(pline, [])
-        ok_all = True
         for k, (cline, col, text) in enumerate(shown):
-            actual = got[k] if k < len(got) else None
-            nums = [(m.group(), col + m.start(), col + m.end()) for m in _NUMBER.finditer(text)]
-            vals = [float(m.group()) for m in _NUMBER.finditer(actual or "")]
-            where = f"print at line {pline}"
-            if actual is None or len(vals) != len(nums):
-                ok_all = False
-                say = "prints nothing here" if actual is None else f"prints {actual.strip()!r}"
-                a, b = nums[0][1], nums[-1][2]
-                pending.append((pline, Finding(cline, a, b, "discrepancy", "output", text.strip(),
-                                               (actual or "").strip(), f"the {where} {say}")))
-                continue
-            for (t, a, b), v in zip(nums, vals, strict=False):
-                ok = _close(t, v)
-                ok_all = ok_all and ok
-                shown_v = f"{v:.{_decimals(t)}f}" if "e" not in t.lower() else repr(v)
-                pending.append((pline, Finding(cline, a, b, "verified" if ok else "discrepancy",
-                                               "output", t, t if ok else shown_v,
-                                               f"the {where} prints {actual.strip()!r}")))
-        (good if ok_all else bad).append(pline)
+            found, ok = _compare(cline, col, text, got[k] if k < len(got) else None,
+                                 f"print at line {pline}")
+            pending += [(pline, f) for f in found]
+            verdict[pline] = verdict.get(pline, True) and ok
+    for k, (cline, text) in enumerate(shown_block):
+        pline, actual = flat[k] if k < len(flat) else (0, None)
+        col = len(text) - len(text.lstrip())
+        found, ok = _compare(cline, col, text.strip(), actual,
+                             f"program's line {k + 1} of output (print at line {pline})")
+        pending += [(pline, f) for f in found]
+        if pline:
+            verdict[pline] = verdict.get(pline, True) and ok
+    bad = [p for p, ok in verdict.items() if not ok]
+    good = [p for p, ok in verdict.items() if ok]
     try:
-        tree = ast.parse(block)
+        tree = ast.parse(program)
     except SyntaxError:
         tree = None
     blame = _culprit(tree, bad, good, source) if tree is not None and bad else ""
+    out: list[Finding] = []
     for pline, f in pending:
         if f.status == "discrepancy" and blame and pline in bad:
             f = Finding(f.line, f.col, f.end_col, f.status, f.name, f.printed, f.expected,
@@ -236,6 +303,7 @@ def program_comments_findings(block: str, quote: str, first_line: int) -> list[F
 
 @example("program_comments")
 def program_comments(program: str, text: str = "") -> dict[str, torch.Tensor]:
-    """The number of commented output lines (the locator compares each)."""
-    n = sum(len(v) for v in commented_outputs(program).values())
+    """The number of shown output lines (the locator compares each)."""
+    code, block_out = split_block(program)
+    n = sum(len(v) for v in commented_outputs(code).values()) + len(block_out)
     return {"outputs": torch.tensor(float(n), dtype=torch.float64)}

@@ -48,6 +48,26 @@ def _anchor(note: Note, start_line: int, end_line: int, scope: tuple[int, int]) 
     return None
 
 
+def _to_marker(lines: list[str], start: int, end: int) -> str | None:
+    """``to:`` for a program followed by an output block: the first prose line after the
+    block (the block ends at the first line containing it), or None when there is none."""
+    from tinygpt.examples.commented_programs import split_block
+
+    window = lines[start:min(len(lines), end + 60)]
+    _, shown = split_block("\n".join(window))
+    if not shown:
+        return None
+    k = start + shown[-1][0]  # index of the line after the last output line
+    while k < len(lines) and (not lines[k].strip() or lines[k].strip().startswith("```")):
+        k += 1
+    if k >= len(lines) or lines[k].strip().startswith("#"):
+        return None
+    marker = lines[k].strip()
+    if any(marker in ln for ln in lines[start:k]):
+        return None
+    return marker
+
+
 def fenced_program_claims(notes: dict[str, Note], note_name: str, stem: str,
                           existing: set[str]) -> list[Inferred]:
     """One verified ``program_comments`` claim per program with commented outputs."""
@@ -58,7 +78,11 @@ def fenced_program_claims(notes: dict[str, Note], note_name: str, stem: str,
     out: list[Inferred] = []
     for start, end, offset in program_blocks(note.text):
         program = "\n".join(lines[start:end])
-        if not commented_outputs(program) or any(w in program for w in _UNSTABLE):
+        if any(w in program for w in _UNSTABLE):
+            continue
+        to = _to_marker(lines, start, end) if end < len(lines) and \
+            lines[end].strip().startswith("```") else None
+        if to is None and not commented_outputs(program):
             continue
         section = note.section_at(offset)
         scope = (section.start, section.end) if section else (0, len(note.text))
@@ -76,7 +100,8 @@ def fenced_program_claims(notes: dict[str, Note], note_name: str, stem: str,
             continue
         entry = "\n".join(_head(cid, label, SAYS, quote) + [
             "    kind: model",
-            f"    code: {{from: {json.dumps(first, ensure_ascii=False)}}}",
+            f"    code: {{from: {json.dumps(first, ensure_ascii=False)}"
+            + (f", to: {json.dumps(to, ensure_ascii=False)}" if to else "") + "}",
             "    run:",
             "      example: program_comments",
             "      text: true",
