@@ -65,6 +65,14 @@ def test_a_dataflow_diagram_multiplies_by_the_standalone_shape_above() -> None:
         (2, "inner sizes")]
 
 
+def test_a_named_product_reads_the_shapes_printed_above() -> None:
+    block = "Q (2×4)\nK (3×4)\nQ · K^T (2×3)"
+    assert _bad(shape_trace_findings(block, "", 1)) == []
+    assert _bad(shape_trace_findings(block.replace("(2×3)", "(2×4)"), "", 1)) == [
+        (3, "product shape")]
+    assert _bad(shape_trace_findings(block.replace("K^T", "K"), "", 1)) == [(3, "inner sizes")]
+
+
 def test_a_block_without_a_trace_is_an_error() -> None:
     assert shape_trace_findings("no shapes here", "", 1)[0].status == "error"
     assert target_findings("no targets here", "", 1)[0].status == "error"
@@ -102,6 +110,7 @@ def test_symbol_rows_and_pairs_and_ranges() -> None:
     ("mbm-6-5-concat-shape-trace", "matrix-by-matrix.txt", "concat 沿 dim=1", "concat 沿 dim=0"),
     ("mbm-5-4-dataflow-shapes", "matrix-by-matrix.txt", "· W_k (4×3) ──→ K (3×3)",
      "· W_k (4×3) ──→ K (3×4)"),
+    ("mbm-5-4-dataflow-shapes", "matrix-by-matrix.txt", "│ Q · K^T (3×3) │", "│ Q · K^T (3×4) │"),
     ("mbm-12-training-labels", "matrix-by-matrix.txt", 'position1: 正确答案="老鼠"',
      'position1: 正确答案="追"'),
     ("aat-9-targets-table", "architecture-and-training.txt", "$h_{2}$\t$t_{3}$",

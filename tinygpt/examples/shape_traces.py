@@ -211,6 +211,45 @@ def _diagram_findings(lines: list[str], i: int) -> list[Finding]:
                     f"{a.text} (line {a.line}) · {b.text} is {_fmt(want)}")]
 
 
+_T = r"(?:\^\{?T\}?|ᵀ|\.T)?"
+_NAMED_PRODUCT = re.compile(r"(?<![\w])(?P<a>" + _NAME + r")(?P<at>" + _T + r")\s*(?:·|@)\s*(?P<b>"
+                            + _NAME + r")(?P<bt>" + _T + r")\s*(?=\()")
+
+
+def _named_product_findings(lines: list[str], i: int, named: dict[str, list[Shape]]
+                            ) -> list[Finding]:
+    """``Q · K^T (3×3)``: the product of two names whose shapes the block printed above."""
+    line = lines[i - 1]
+    out: list[Finding] = []
+    for m in _NAMED_PRODUCT.finditer(line):
+        c = _SHAPE.match(line, m.end())
+        if c is None:
+            continue
+
+        def shape_of(name: str, t: str) -> tuple[int, ...] | None:
+            seen = [s for s in named.get(_key(name), []) if s.line < i and len(s.dims) == 2]
+            if not seen:
+                return None
+            dims = seen[-1].dims
+            return dims[::-1] if t else dims
+
+        a, b = shape_of(m.group("a"), m.group("at")), shape_of(m.group("b"), m.group("bt"))
+        if a is None or b is None:
+            continue
+        printed = _dims(c.group("body"))
+        what = f"{m.group('a')}{m.group('at')} {_fmt(a)} · {m.group('b')}{m.group('bt')} {_fmt(b)}"
+        if a[1] != b[0]:
+            out.append(Finding(i, m.start(), m.end(), "discrepancy", "inner sizes", m.group(), "",
+                               f"{what}: the inner sizes {a[1]} and {b[0]} differ"))
+            continue
+        want = (a[0], b[1])
+        ok = printed == want
+        out.append(Finding(i, c.start(), c.end(), "verified" if ok else "discrepancy",
+                           "product shape", c.group(), c.group() if ok else _fmt(want),
+                           f"{what} is {_fmt(want)}"))
+    return out
+
+
 def _matmul_findings(line: str, i: int) -> list[Finding]:
     """``A (m×k) @ B (k×n) → (m×n)`` on one line."""
     shapes = _shapes(line, i)
@@ -242,7 +281,8 @@ def shape_trace_findings(block: str, quote: str, first_line: int) -> list[Findin
     for i, line in enumerate(lines, start=1):
         for m in _OP.finditer(line):
             out += _concat_findings(lines, i, m, named)
-        out += _matmul_findings(line, i) or _diagram_findings(lines, i)
+        out += _matmul_findings(line, i) or _diagram_findings(lines, i) or \
+            _named_product_findings(lines, i, named)
     if not out:
         out.append(Finding(1, 0, len(lines[0]) if lines else 0, "error", "trace", "", "",
                            "no concat/stack or A (m×k) @ B (k×n) → (m×n) shape trace in the block"))
