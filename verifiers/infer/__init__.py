@@ -34,6 +34,7 @@ from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.evaluate import Inferred, settle
+from verifiers.infer.fenced import fenced_program_claims
 from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
@@ -155,6 +156,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
         for tok in _holes_of(cand, got) + [(t.start, t.end) for t in cand.used_names().values()]:
             report.covered_starts.update(
                 lit.start for lit in note.literals_in(tok[0], tok[1]) if lit.start in open_starts)
+    report.claims += fenced_program_claims(result.notes, note_name, stem, existing)
     return report
 
 
