@@ -1,6 +1,7 @@
 """Pattern family: a Markdown table column computed from the other columns of its row.
 
-Study notes tabulate a computation (``| p | -ln p |``, ``| x | x - μ | (x - μ)² |``);
+Study notes tabulate a computation (``| p | -ln p |``, ``| x | x - μ | (x - μ)² |``,
+``| x | Φ(x) | GELU(x) |``);
 the header is prose, so the rule is found from the printed numbers instead: for a
 target column, the first of a small fixed list of formulas over one or two other
 columns that reproduces the printed value in at least two rows (and in all rows
@@ -37,6 +38,12 @@ UNARY: list[tuple[str, Callable[[float], float]]] = [
     ("1 / a", lambda a: 1 / a),
     ("1 - a", lambda a: 1 - a),
     ("a * (1 - a)", lambda a: a * (1 - a)),
+    # activations a study note tabulates (``| x | Φ(x) | GELU(x) |``, ``| z | σ(z) |``)
+    ("sigmoid(a)", lambda a: 1 / (1 + math.exp(-a))),
+    ("tanh(a)", math.tanh),
+    ("(1 + erf(a / sqrt(2))) / 2", lambda a: (1 + math.erf(a / math.sqrt(2))) / 2),
+    ("a * (1 + erf(a / sqrt(2))) / 2", lambda a: a * (1 + math.erf(a / math.sqrt(2))) / 2),
+    ("a * sigmoid(a)", lambda a: a / (1 + math.exp(-a))),
 ]
 #: Two-column formulas over ``a`` and ``b`` (ordered pairs of distinct columns).
 BINARY: list[tuple[str, Callable[[float, float], float]]] = [
@@ -181,6 +188,13 @@ def _fits(results: list[Cell], args: list[tuple[Cell, ...]],
                 else _close(got, res):
             good.append(k)
     return good
+
+
+def _copies(results: list[Cell], args: list[tuple[Cell, ...]], good: list[int]) -> bool:
+    """Does an operand already print the result in every fitting row (``tanh`` of small
+    values, ``GELU`` of large ones)? Then the column is a copy, not a reading of ``func``."""
+    return any(all(_close(arg[j][1], res) for res, arg in
+                   ((results[k], args[k]) for k in good)) for j in range(len(args[0])))
 
 
 def _enough(good: list[int], rows: int) -> bool:
@@ -364,7 +378,7 @@ def _formula(cols: dict[int, list[Cell]], target: int,
     best: tuple[int, str, tuple[int, ...], list[int]] | None = None
     for form, operands, args, func in tried:
         good = _fits(results, args, func)
-        if not _enough(good, len(results)):
+        if not _enough(good, len(results)) or _copies(results, args, good):
             continue
         tight = len(_fits(results, args, func, tight=True))
         if best is None or tight > best[0]:

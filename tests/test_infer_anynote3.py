@@ -1,0 +1,80 @@
+"""Inference on more of what any note shows (verifiers/infer, branch anynote3): table columns
+computed by an activation of another column (``Φ``, ``GELU``, ``σ``, ``tanh``, ``x σ(x)``).
+Each rule is checked on an invented note: the clean note's inferred claims all verify, and an
+edit planted after inference (an author's later slip) is a discrepancy at its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifiers.cli import main
+
+
+def infer_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, note: str) -> str:
+    """``scaffold --infer`` on a one-note project named ``name``; the inferred file's text."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / name).write_text(note, encoding="utf-8")
+    (tmp_path / "claims").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["scaffold", name, "--infer"]) == 0
+    path = tmp_path / "claims" / Path(name).stem / "90-inferred.yaml"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def edit_flagged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, name: str,
+                 note: str, old: str, new: str) -> list[str]:
+    """Infer on the clean note, plant ``old`` → ``new``, check: the discrepancy lines."""
+    infer_note(tmp_path, monkeypatch, name, note)
+    capsys.readouterr()
+    assert note.count(old) == 1
+    (tmp_path / "notes" / name).write_text(note.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    return [ln for ln in capsys.readouterr().out.splitlines() if ": discrepancy: " in ln]
+
+
+def line_of(note: str, text: str) -> int:
+    return note[:note.index(text)].count("\n") + 1
+
+
+ACTIVATIONS = """# Activations by hand
+
+## 1. Four activations
+
+| $z$ | $\\Phi(z)$ | GELU | $\\sigma(z)$ | $\\tanh z$ | Swish |
+|---|---|---|---|---|---|
+| -2 | 0.0228 | -0.0455 | 0.1192 | -0.9640 | -0.2384 |
+| -1 | 0.1587 | -0.1587 | 0.2689 | -0.7616 | -0.2689 |
+| 0.5 | 0.6915 | 0.3457 | 0.6225 | 0.4621 | 0.3112 |
+| 1.5 | 0.9332 | 1.3998 | 0.8176 | 0.9051 | 1.2264 |
+"""
+
+
+def test_activation_columns_are_read_and_verify(tmp_path, monkeypatch, capsys):
+    text = infer_note(tmp_path, monkeypatch, "act.md", ACTIVATIONS)
+    for form in ("erf(", "sigmoid(", "tanh(", "* sigmoid("):
+        assert form in text, (form, text)
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("| 0.6915 |", "| 0.6951 |"),  # Φ, a transposed digit
+    ("| 1.3998 |", "| 1.3989 |"),  # GELU
+    ("| 0.2689 | -0.7616 |", "| 0.2698 | -0.7616 |"),  # σ
+    ("| 0.9051 |", "| 0.9015 |"),  # tanh
+    ("| -0.2384 |", "| -0.2834 |"),  # Swish
+])
+def test_an_edited_activation_cell_is_flagged_at_its_line(tmp_path, monkeypatch, capsys,
+                                                           old, new):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "act.md", ACTIVATIONS, old, new)
+    want = f"notes/act.md:{line_of(ACTIVATIONS, old)}:"
+    assert any(ln.startswith(want) for ln in flagged), flagged
+
+
+def test_a_copied_column_is_no_activation(tmp_path, monkeypatch):
+    # tanh of small values prints the values themselves: a copy, never a tanh reading
+    note = "# t\n\n| x | y |\n|---|---|\n| 0.001 | 0.001 |\n| 0.002 | 0.002 |\n| 0.003 | 0.003 |\n"
+    assert "tanh" not in infer_note(tmp_path, monkeypatch, "copy.md", note)
