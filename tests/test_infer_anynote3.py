@@ -5,6 +5,7 @@ edit planted after inference (an author's later slip) is a discrepancy at its li
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,47 @@ def test_a_copied_column_is_no_activation(tmp_path, monkeypatch):
     # tanh of small values prints the values themselves: a copy, never a tanh reading
     note = "# t\n\n| x | y |\n|---|---|\n| 0.001 | 0.001 |\n| 0.002 | 0.002 |\n| 0.003 | 0.003 |\n"
     assert "tanh" not in infer_note(tmp_path, monkeypatch, "copy.md", note)
+
+
+TEMPERATURE = """Temperature by hand
+
+1. The scores
+scores = [1.0, 0.2, -0.6]
+Each setting divides the scores by the temperature before the softmax.
+
+At T = 0.5 the scores become
+divided = [2.0, 0.4, -1.2]
+which the softmax turns into a sharper distribution.
+
+At T = 2 the scores become
+divided = [0.5, 0.1, -0.3]
+which is flatter.
+
+Nothing divided, for comparison: the plain softmax of the scores is
+p = [0.6056, 0.2721, 0.1223]
+"""
+
+
+def test_vectors_scaled_by_a_setting_or_far_below_are_read(tmp_path, monkeypatch, capsys):
+    text = infer_note(tmp_path, monkeypatch, "temp.txt", TEMPERATURE)
+    assert "softmax(u" in text, text  # p, eleven lines below the scores
+    assert len(re.findall(r'"u\d+ / [uv]\d+"', text)) == 2, text  # scores / T, twice
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("[0.5, 0.1, -0.3]", "[0.5, 0.2, -0.3]", "[0.5, 0.2, -0.3]"),  # a scaled element
+    ("At T = 0.5", "At T = 0.4", "At T = 0.4"),  # the setting: its result no longer fits
+    ("[0.6056, 0.2721, 0.1223]", "[0.6056, 0.2712, 0.1223]", "p = ["),  # a softmax far below
+])
+def test_an_edited_scaled_vector_or_setting_is_flagged(tmp_path, monkeypatch, capsys, old,
+                                                       new, where):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "temp.txt", TEMPERATURE, old, new)
+    line = line_of(TEMPERATURE.replace(old, new), where)
+    assert any(ln.startswith(f"notes/temp.txt:{line}:") for ln in flagged), flagged
+
+
+def test_a_vector_no_step_reproduces_is_not_read(tmp_path, monkeypatch):
+    note = TEMPERATURE.replace("[0.6056, 0.2721, 0.1223]", "[0.5, 0.3, 0.2]")
+    assert "softmax(u" not in infer_note(tmp_path, monkeypatch, "temp.txt", note)

@@ -6,7 +6,7 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.grams`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`,
+  :mod:`.vectors`, :mod:`.scaled`, :mod:`.grams`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
   :mod:`.instances` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
@@ -47,6 +47,7 @@ from verifiers.infer.restate import (
     restate_candidates,
     scalar_repeat_candidates,
 )
+from verifiers.infer.scaled import scaled_candidates
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
@@ -119,7 +120,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, rate_candidates, worded_sum_candidates,
+                   vector_candidates, scaled_candidates, rate_candidates, worded_sum_candidates,
                    window_candidates, listed_column_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
