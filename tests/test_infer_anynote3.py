@@ -123,3 +123,41 @@ def test_an_edited_scaled_vector_or_setting_is_flagged(tmp_path, monkeypatch, ca
 def test_a_vector_no_step_reproduces_is_not_read(tmp_path, monkeypatch):
     note = TEMPERATURE.replace("[0.6056, 0.2721, 0.1223]", "[0.5, 0.3, 0.2]")
     assert "softmax(u" not in infer_note(tmp_path, monkeypatch, "temp.txt", note)
+
+
+PROJECTION = """Projection by hand
+
+1. Inputs
+Two tokens, three features each:
+X = [[1.0, 2.0, 0.5], [0.0, 1.0, 3.0]]
+The projection has two output features:
+W = [[0.2, 0.1], [0.4, -0.3], [1.0, 0.5]]
+
+2. The result
+Multiplying the token rows by the projection, as every layer does, gives
+Q = [[1.5, -0.25], [3.4, 1.2]]
+"""
+
+
+def test_a_product_of_arrays_printed_above_is_read(tmp_path, monkeypatch, capsys):
+    text = infer_note(tmp_path, monkeypatch, "proj.txt", PROJECTION)
+    assert re.search(r'"u\d+ @ u\d+"', text), text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("[3.4, 1.2]]", "[3.4, 2.1]]", "Q = ["),  # a result entry, transposed digits
+    ("[0.4, -0.3]", "[0.4, 0.3]", "Q = ["),  # an input entry: the result no longer fits
+])
+def test_an_edited_product_or_input_is_flagged(tmp_path, monkeypatch, capsys, old, new, where):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "proj.txt", PROJECTION, old, new)
+    lines = {line_of(PROJECTION, where), line_of(PROJECTION, old)}
+    assert any(ln.startswith(tuple(f"notes/proj.txt:{n}:" for n in lines))
+               for ln in flagged), flagged
+
+
+def test_an_identity_factor_is_no_product(tmp_path, monkeypatch):
+    note = PROJECTION.replace("[[0.2, 0.1], [0.4, -0.3], [1.0, 0.5]]", "[[1, 0], [0, 1]]") \
+        .replace("[[1.0, 2.0, 0.5], [0.0, 1.0, 3.0]]", "[[1.5, -0.25], [3.4, 1.2]]")
+    assert "@" not in infer_note(tmp_path, monkeypatch, "proj.txt", note)

@@ -6,7 +6,8 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.scaled`, :mod:`.grams`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`,
+  :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
+  :mod:`.shares`, :mod:`.worded`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
   :mod:`.instances` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
@@ -40,6 +41,7 @@ from verifiers.infer.headers import expression_cell_candidates, header_formula_c
 from verifiers.infer.instances import instance_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
 from verifiers.infer.restate import (
@@ -120,8 +122,9 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, scaled_candidates, rate_candidates, worded_sum_candidates,
-                   window_candidates, listed_column_candidates, scalar_repeat_candidates):
+                   vector_candidates, scaled_candidates, product_candidates, rate_candidates,
+                   worded_sum_candidates, window_candidates, listed_column_candidates,
+                   scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
     # merged, and settled first: its check is stronger than a copy or a sum of its cells
