@@ -161,3 +161,47 @@ def test_an_identity_factor_is_no_product(tmp_path, monkeypatch):
     note = PROJECTION.replace("[[0.2, 0.1], [0.4, -0.3], [1.0, 0.5]]", "[[1, 0], [0, 1]]") \
         .replace("[[1.0, 2.0, 0.5], [0.0, 1.0, 3.0]]", "[[1.5, -0.25], [3.4, 1.2]]")
     assert "@" not in infer_note(tmp_path, monkeypatch, "proj.txt", note)
+
+
+MEMORY = """Memory of a small layer, plain text
+
+1. Sizes
+The layer holds 1024 x 1024 x 4 = 4194304 weights.
+Kept in fp32 (4 bytes per value), they take 4194304 x 4 = 16777216 bytes, that is 16 MiB.
+Quantised to int8 at 1 byte each, the same weights need 4 MiB.
+
+2. A table by columns of spaces
+    z       sigma(z)   tanh(z)
+    -1      0.2689     -0.7616
+    0.5     0.6225     0.4621
+    2       0.8808     0.9640
+"""
+
+
+def test_a_plain_text_note_is_read(tmp_path, monkeypatch, capsys):
+    """`x` as a times sign between numbers, `that is` before a unit, a type's bytes and a
+    table aligned by spaces, all in a `.txt` note without Markdown."""
+    text = infer_note(tmp_path, monkeypatch, "mem.txt", MEMORY)
+    for says in ('"v1 * v2 * v3"', "/ 1048576", 'v1: "4"', 'v1: "1"', "sigmoid(", "tanh("):
+        assert says in text, (says, text)
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("= 4194304 weights", "= 4194314 weights"),  # a product with plain-text x
+    ("that is 16 MiB", "that is 18 MiB"),  # a value in another unit after `that is`
+    ("fp32 (4 bytes", "fp32 (2 bytes"),  # a type's size
+    ("at 1 byte each", "at 2 byte each"),
+    ("0.6225", "0.6252"),  # a cell of a table aligned by spaces
+])
+def test_an_edit_of_a_plain_text_note_is_flagged(tmp_path, monkeypatch, capsys, old, new):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "mem.txt", MEMORY, old, new)
+    assert any(ln.startswith(f"notes/mem.txt:{line_of(MEMORY, old)}:") for ln in flagged), \
+        flagged
+
+
+def test_a_byte_count_that_is_no_types_size_is_not_read(tmp_path, monkeypatch):
+    text = infer_note(tmp_path, monkeypatch, "m.txt", "1. Sizes\nfp16 weights with 16 bytes "
+                      "of optimiser state each.\n")
+    assert "takes" not in text
