@@ -205,3 +205,54 @@ def test_a_byte_count_that_is_no_types_size_is_not_read(tmp_path, monkeypatch):
     text = infer_note(tmp_path, monkeypatch, "m.txt", "1. Sizes\nfp16 weights with 16 bytes "
                       "of optimiser state each.\n")
     assert "takes" not in text
+
+
+LAWS = """# Sampling temperature
+
+## 1. The two limits
+
+Dividing the logits by a temperature $T$ before the softmax reshapes the distribution.
+As $T \\to 0$ the distribution always becomes one-hot on the largest logit.
+As $T \\to \\infty$ it always tends to the uniform distribution.
+"""
+
+
+def test_a_law_sentence_in_its_own_words_becomes_a_property_claim(tmp_path, monkeypatch,
+                                                                  capsys):
+    text = infer_note(tmp_path, monkeypatch, "laws.md", LAWS)
+    for law in ("property: temperature-zero-argmax", "property: temperature-infinity-uniform"):
+        assert law in text, text
+    assert "⟦limit⟧" in text and "⟦outcome⟧" in text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("As $T \\to 0$ the", "As $T \\to \\infty$ the"),  # the limit word: another, false law
+    ("becomes one-hot", "becomes uniform"),  # the outcome word
+])
+def test_an_edited_law_word_is_a_discrepancy_at_its_line(tmp_path, monkeypatch, capsys, old,
+                                                         new):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "laws.md", LAWS, old, new)
+    assert any(ln.startswith(f"notes/laws.md:{line_of(LAWS, old)}:") for ln in flagged), \
+        flagged
+
+
+def test_one_law_word_is_not_read_as_a_law(tmp_path, monkeypatch):
+    note = "# T\n\nAs $T \\to 0$ nothing is ever sampled twice.\n"
+    assert "kind: property" not in infer_note(tmp_path, monkeypatch, "one.md", note)
+
+
+def test_a_sentence_a_claim_covers_is_not_read_again(tmp_path, monkeypatch):
+    (tmp_path / "claims" / "laws").mkdir(parents=True)
+    (tmp_path / "claims" / "laws" / "a.yaml").write_text(
+        'note: laws.md\nclaims:\n  - id: zero\n    kind: property\n    section: "1"\n'
+        '    says: as T -> 0 the distribution is one-hot\n    text: |\n'
+        '      As $⟦limit⟧$ the distribution always becomes ⟦outcome⟧ on the largest logit.\n'
+        '    property: temperature-zero-argmax\n', encoding="utf-8")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "laws.md").write_text(LAWS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["scaffold", "laws.md", "--infer"]) == 0
+    text = (tmp_path / "claims" / "laws" / "90-inferred.yaml").read_text(encoding="utf-8")
+    assert "temperature-infinity-uniform" in text and "temperature-zero-argmax" not in text

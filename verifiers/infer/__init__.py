@@ -9,7 +9,7 @@ Pipeline, one module per step:
   :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
   :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
-  :mod:`.instances` -- the pattern families, each proposing
+  :mod:`.instances`, :mod:`.laws` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -40,6 +40,7 @@ from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
 from verifiers.infer.instances import instance_candidates
+from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.products import product_candidates
@@ -137,6 +138,11 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += instance_candidates(note.text, tokens, uncovered_outside)
     # a direction word read over the values after it (states:): alternatives, first kept wins
     candidates += trend_candidates(note.text, tokens, uncovered_outside)
+    # a sentence that says every word of a law (kind: property, word holes): searched by
+    # Hypothesis, kept only when no counterexample is found
+    statements = cov.kinds.get("statements")
+    candidates += law_candidates(note.text, {it.start for it in statements.uncovered}
+                                 if statements else set())
     existing = {c.id for c in result.claims}
     stem = Path(note_name).stem
     taken: set[int] = set()  # values a kept claim already checks
