@@ -256,3 +256,40 @@ def test_a_sentence_a_claim_covers_is_not_read_again(tmp_path, monkeypatch):
     assert main(["scaffold", "laws.md", "--infer"]) == 0
     text = (tmp_path / "claims" / "laws" / "90-inferred.yaml").read_text(encoding="utf-8")
     assert "temperature-infinity-uniform" in text and "temperature-zero-argmax" not in text
+
+
+REUSED = """Weights used again
+
+1. Attention weights
+The softmax gave the weights 0.2、0.5、0.3 for the three tokens.
+Each token has a value vector v_1, v_2, v_3.
+The output mixes them with those weights:
+z = 0.2 v_1 + 0.5 v_2 + 0.3 v_3
+
+2. Top-p
+Sorted probabilities p = [0.45, 0.30, 0.15, 0.10].
+Cumulative: 0.45 → 0.75 → 0.90, so top-p at 0.9 keeps three tokens.
+"""
+
+
+def test_coefficients_and_running_totals_of_a_list_are_read(tmp_path, monkeypatch, capsys):
+    text = infer_note(tmp_path, monkeypatch, "reuse.txt", REUSED)
+    assert "the coefficients are the list printed above" in text, text
+    assert "the running totals of the list above" in text, text
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("0.5 v_2", "0.6 v_2"),  # a coefficient no longer the weight printed above
+    ("0.75 → 0.90", "0.75 → 0.95"),  # a running total
+])
+def test_an_edited_coefficient_or_total_is_flagged(tmp_path, monkeypatch, capsys, old, new):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "reuse.txt", REUSED, old, new)
+    assert any(ln.startswith(f"notes/reuse.txt:{line_of(REUSED, old)}:") for ln in flagged), \
+        flagged
+
+
+def test_coefficients_no_list_prints_are_not_read(tmp_path, monkeypatch):
+    note = REUSED.replace("0.2、0.5、0.3", "0.2、0.3、0.5")  # another order: no copy
+    assert "coefficients" not in infer_note(tmp_path, monkeypatch, "reuse.txt", note)

@@ -7,7 +7,7 @@ Pipeline, one module per step:
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
   :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
-  :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`,
+  :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`, :mod:`.coefficients`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
   :mod:`.instances`, :mod:`.laws` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
@@ -34,6 +34,7 @@ from verifiers.infer.arrays import array_candidates
 from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
+from verifiers.infer.coefficients import coefficient_candidates
 from verifiers.infer.dtypes import dtype_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.formulas import formula_row_candidates
@@ -126,7 +127,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
                    unit_candidates, dtype_candidates, share_candidates, restate_candidates,
                    repeat_candidates, vector_candidates, scaled_candidates, product_candidates,
                    rate_candidates, worded_sum_candidates, window_candidates,
-                   listed_column_candidates, scalar_repeat_candidates):
+                   listed_column_candidates, coefficient_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
     # merged, and settled first: its check is stronger than a copy or a sum of its cells

@@ -15,7 +15,8 @@ lines above it whose shapes fit is tried with ``A @ B``, ``A @ transpose(B)`` an
 reproduces every printed entry gives the check, the inputs read through ``uses:``.
 
 A reading of numbers, not of a stated formula: kept only when the engine verifies it, never
-pinned. At least four entries, so a product cannot agree by chance.
+pinned. At least four entries (or two, each a sum of three products or more), so a product
+cannot agree by chance.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = ["product_candidates"]
 MAX_LINES = 40  # lines between the first input and the result
 MAX_BACK = 10  # earlier arrays tried
 MIN_ENTRIES = 4
+MIN_INNER = 3
 
 Grid = list[list[float]]
 Printed = tuple[Grid, Grid]  # values and half units, as rows (a vector is one row)
@@ -90,8 +92,7 @@ def product_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> l
     out = []
     for k, cur in enumerate(arrays):
         want = _grid(cur)
-        if cur.start not in uncovered or want is None \
-                or sum(len(r) for r in want[0]) < MIN_ENTRIES:
+        if cur.start not in uncovered or want is None or sum(len(r) for r in want[0]) < 2:
             continue
         earlier = []
         for prev in reversed(arrays[max(0, k - MAX_BACK):k]):
@@ -124,9 +125,17 @@ def _find(earlier: list[tuple[Token, Grid]], want: Printed,
                     got = func(a, b)
                 except (ValueError, ZeroDivisionError, OverflowError):
                     continue
-                if got is not None and _fits(got, want) and not _identity(a, b):
+                if got is not None and _fits(got, want) and not _identity(a, b) \
+                        and _enough(got, len(b if form.endswith("{b}") else b[0])):
                     return (ta, tb), form
     return None
+
+
+def _enough(got: Grid, inner: int) -> bool:
+    """At least :data:`MIN_ENTRIES` entries, or two whose sums run over three products or
+    more (``[1, 0, 1, 0] @ W = [2, 0]``): fewer agree by chance too easily."""
+    entries = sum(len(r) for r in got)
+    return entries >= MIN_ENTRIES or (entries >= 2 and inner >= MIN_INNER)
 
 
 def _identity(a: Grid, b: Grid) -> bool:
