@@ -293,3 +293,32 @@ def test_an_edited_coefficient_or_total_is_flagged(tmp_path, monkeypatch, capsys
 def test_coefficients_no_list_prints_are_not_read(tmp_path, monkeypatch):
     note = REUSED.replace("0.2、0.5、0.3", "0.2、0.3、0.5")  # another order: no copy
     assert "coefficients" not in infer_note(tmp_path, monkeypatch, "reuse.txt", note)
+
+
+TOPK = """Top-k by hand
+
+1. Keep the two largest
+The router probabilities are p = [0.1, 0.6, 0.05, 0.25].
+Only the two largest experts run; their weights, renormalised over the pair, are
+w = [0.7059, 0.2941]
+The sorted top three are [0.6, 0.25, 0.1].
+Index pairs such as Q[0, 0] or (0, 1) are no weights.
+"""
+
+
+def test_a_top_k_subset_kept_or_renormalised_is_read(tmp_path, monkeypatch, capsys):
+    text = infer_note(tmp_path, monkeypatch, "topk.txt", TOPK)
+    assert "[0:2] / sum(rsort(" in text and "[0:3]" in text, text
+    assert text.count("rsort(") == 3, text  # never the index pairs
+    assert main(["check", "--no-cache", "-j", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("[0.7059, 0.2941]", "[0.7059, 0.2491]"),  # a renormalised weight
+    ("[0.6, 0.25, 0.1]", "[0.6, 0.25, 0.05]"),  # a kept entry: not the third largest
+])
+def test_an_edited_top_k_subset_is_flagged(tmp_path, monkeypatch, capsys, old, new):
+    flagged = edit_flagged(tmp_path, monkeypatch, capsys, "topk.txt", TOPK, old, new)
+    assert any(ln.startswith(f"notes/topk.txt:{line_of(TOPK, old)}:") for ln in flagged), \
+        flagged

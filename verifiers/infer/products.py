@@ -139,7 +139,8 @@ def _enough(got: Grid, inner: int) -> bool:
 
 
 def _identity(a: Grid, b: Grid) -> bool:
-    """A factor that is an identity matrix makes the product a copy, not a computation."""
+    """A factor that is an identity matrix makes the product a copy, and an all-zero one a
+    row of zeros: neither is a computation (nor are index pairs such as ``Q[0, 0]``)."""
     return any(len(m) == len(m[0]) and all(m[i][j] == (1.0 if i == j else 0.0)
                                            for i in range(len(m)) for j in range(len(m)))
-               for m in (a, b))
+               or all(x == 0 for row in m for x in row) for m in (a, b))

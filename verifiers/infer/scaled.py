@@ -35,6 +35,7 @@ __all__ = ["scaled_candidates"]
 MAX_LINES = 30  # lines between the input vector and the result
 MAX_BACK = 8  # earlier vectors tried, nearest first
 MIN_LENGTH = 3  # elements: fewer agree by chance too easily
+MIN_SUBSET = 2  # a top-k subset of a longer vector: its order and sum make two enough
 NEAR_LINES = 3  # a scalar this many lines above the result is quoted with it
 
 Vec = list[float]
@@ -45,6 +46,12 @@ STEPS: list[tuple[str, Callable[[Vec, float], Vec]]] = [
     ("exp({a} / {s})", lambda a, s: [math.exp(x / s) for x in a]),
     ("softmax({a} / {s})", lambda a, s: _softmax([x / s for x in a])),
     ("softmax({a} * {s})", lambda a, s: _softmax([x * s for x in a])),
+]
+#: a shorter vector from a longer one: its top ``k`` entries, kept or renormalised (top-k)
+SUBSETS: list[tuple[str, Callable[[Vec, int], Vec]]] = [
+    ("rsort({a})[0:{k}]", lambda a, k: sorted(a, reverse=True)[:k]),
+    ("rsort({a})[0:{k}] / sum(rsort({a})[0:{k}])",
+     lambda a, k: [x / sum(sorted(a, reverse=True)[:k]) for x in sorted(a, reverse=True)[:k]]),
 ]
 PLAIN: list[tuple[str, Callable[[Vec], Vec]]] = [
     ("softmax({a})", _softmax),
@@ -91,6 +98,24 @@ def _step(before: Vec, now: list[tuple[float, float]], scalars: list[Token]) -> 
     return None
 
 
+def _subset(before: Vec, now: list[tuple[float, float]]) -> str | None:
+    """The first top-``k`` step that reproduces ``now`` from the longer ``before``. Whole
+    numbers (``Q[0, 0]``, ``(0, 1)``) are indexes, not weights; a kept subset (a copy) needs
+    :data:`MIN_LENGTH` entries, a renormalised one two, each strictly between 0 and 1."""
+    if all(v == int(v) for v, _ in now):
+        return None
+    for form, func in SUBSETS:
+        if "sum" in form and not all(0 < v < 1 for v, _ in now) \
+                or "sum" not in form and len(now) < MIN_LENGTH:
+            continue
+        try:
+            if _fits(func(before, len(now)), now):
+                return form
+        except (ValueError, ZeroDivisionError, OverflowError):
+            continue
+    return None
+
+
 def _plain(before: Vec, now: list[tuple[float, float]]) -> str | None:
     """The first step without a scalar that reproduces ``now`` from ``before``."""
     for form, func in PLAIN:
@@ -108,15 +133,26 @@ def scaled_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> li
     out = []
     for k, cur in enumerate(vectors):
         now = _numbers(cur)
-        if cur.start not in uncovered or now is None or len(now) < MIN_LENGTH:
+        if cur.start not in uncovered or now is None or len(now) < MIN_SUBSET:
             continue
-        earlier = []
+        earlier, longer = [], []
         for prev in reversed(vectors[max(0, k - MAX_BACK):k]):
             if text.count("\n", prev.end, cur.start) > MAX_LINES:
                 break
             before = _numbers(prev)
-            if before is not None and len(before) == len(now) and prev.text != cur.text:
+            if before is not None and len(before) > len(now):
+                longer.append((prev, [v for v, _ in before]))
+            elif before is not None and len(before) == len(now) >= MIN_LENGTH \
+                    and prev.text != cur.text:
                 earlier.append((prev, [v for v, _ in before]))
+        subset = next(((p, f) for p, b in longer if (f := _subset(b, now))), None)
+        if subset is not None:
+            out.append(Candidate("scaled", "inferred: the top entries of a vector printed "
+                                 "above (renormalised or kept)", {"r": cur},
+                                 [Check("r", subset[1].format(a=f"u{subset[0].start}",
+                                                              k=len(now)), False)],
+                                 uses={f"u{subset[0].start}": subset[0]}))
+            continue
         # without a setting first: a scalar makes more coincidences (`softmax(a / 2)` of a
         # vector that is twice another)
         found = next(((p, f, None) for p, b in earlier if (f := _plain(b, now))), None)
