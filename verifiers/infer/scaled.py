@@ -133,8 +133,9 @@ def scaled_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> li
     out = []
     for k, cur in enumerate(vectors):
         now = _numbers(cur)
-        if cur.start not in uncovered or now is None or len(now) < MIN_SUBSET:
-            continue
+        if cur.start not in uncovered or now is None or len(now) < MIN_SUBSET \
+                or any(_numbers(v) == now for v in vectors[:k]):
+            continue  # a vector printed again is a restatement (restate.py), not a step
         earlier, longer = [], []
         for prev in reversed(vectors[max(0, k - MAX_BACK):k]):
             if text.count("\n", prev.end, cur.start) > MAX_LINES:
