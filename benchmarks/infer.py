@@ -1,6 +1,8 @@
 """How much of a note ``notecheck scaffold --infer`` covers, on notes it has not seen.
 
-    python -m benchmarks.infer
+    python -m benchmarks.infer [--verbose]
+
+``--verbose`` also lists, per note, every line whose literals stay uncovered.
 
 Two measurements, each on a copy of the notes with an *empty* claims folder, so
 every number starts uncovered and only inferred claims cover anything:
@@ -45,8 +47,10 @@ HELDOUT = ROOT / "benchmarks" / "heldout"
 PLANTED = {("attention-mini.txt", "[[0.5, 4], [1.5, 9]]"), ("attention-mini.txt", "1.78")}
 
 
-def measure(notes_src: Path) -> tuple[list[dict[str, object]], set[tuple[str, str, int]]]:
-    """Infer on a copy of ``notes_src`` with no claims; one row per note, and the pins."""
+def measure(notes_src: Path, verbose: bool = False) -> tuple[list[dict[str, object]],
+                                                             set[tuple[str, str, int]]]:
+    """Infer on a copy of ``notes_src`` with no claims; one row per note, and the pins
+    (``verbose``: print each line whose literals stay uncovered, to find the next rule)."""
     with tempfile.TemporaryDirectory(prefix="notecheck-infer-bench-") as tmp:
         notes, claims = Path(tmp) / "notes", Path(tmp) / "claims"
         shutil.copytree(notes_src, notes, ignore=shutil.ignore_patterns("README.md", "planted"))
@@ -66,7 +70,21 @@ def measure(notes_src: Path) -> tuple[list[dict[str, object]], set[tuple[str, st
                          "covered": cov.count(COVERED), "claims": len(verdicts),
                          "false_alarms": sum(not v.passed for v in verdicts),
                          "pinned": len(pinned)})
+            if verbose:
+                _print_uncovered(result.notes[cov.note].text, cov.note,
+                                 [lit.start for lit in cov.uncovered])
         return rows, pins
+
+
+def _print_uncovered(text: str, name: str, starts: list[int]) -> None:
+    """``note:line: k uncovered | the line``, one row per line holding uncovered literals."""
+    per_line: dict[int, int] = {}
+    for start in starts:
+        line = text.count("\n", 0, start) + 1
+        per_line[line] = per_line.get(line, 0) + 1
+    lines = text.split("\n")
+    for line, count in sorted(per_line.items()):
+        print(f"    {name}:{line}: {count:3} | {lines[line - 1].strip()[:150]}")
 
 
 def _infer_into(notes: Path, claims: Path) -> None:
@@ -141,19 +159,21 @@ def table(title: str, rows: list[dict[str, object]]) -> None:
     print(f"  {'all':34} {total_l:8} {total_c:8} {total_c / max(total_l, 1):6.1%}")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    verbose = "--verbose" in args
     rows, pins = measure(FIXTURES)
     table("held-out fixtures (tests/fixtures/infer/notes, no claims)", rows)
     found = {(n, p) for n, p, _ in pins}
     print(f"  planted errors pinned as \"{REVIEW}\": {len(PLANTED & found)} of {len(PLANTED)}; "
           f"other pins: {len(found - PLANTED)}")
-    rows, pins = measure(HELDOUT)
+    rows, pins = measure(HELDOUT, verbose)
     table("held-out notes (benchmarks/heldout, no claims)", rows)
     for note, printed, line in sorted(pins):
         print(f"    pinned {note}:{line}: {printed}")
     held_false = sum(int(r["false_alarms"]) for r in rows)  # type: ignore[call-overload]
     planted_table(measure_planted(HELDOUT, HELDOUT / "planted"))
-    rows, pins = measure(ROOT / "notes")
+    rows, pins = measure(ROOT / "notes", verbose)
     table("the three real notes, all claims removed (--claims an empty folder)", rows)
     flagged = hand_written_flags()
     confirmed = sorted(p for p in pins if (p[0], p[2]) in flagged)

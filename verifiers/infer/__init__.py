@@ -6,9 +6,10 @@ Pipeline, one module per step:
   skipped), printed vectors and matrices, operators, relations, functions;
 * :mod:`.chains`, :mod:`.aggregates`, :mod:`.tables`, :mod:`.restate`,
   :mod:`.substitute`, :mod:`.formulas`, :mod:`.assembled`, :mod:`.units`,
-  :mod:`.vectors`, :mod:`.grams`, :mod:`.rates`, :mod:`.shares`, :mod:`.worded`,
+  :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
+  :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`, :mod:`.coefficients`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
-  :mod:`.instances` -- the pattern families, each proposing
+  :mod:`.instances`, :mod:`.laws` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -33,14 +34,18 @@ from verifiers.infer.arrays import array_candidates
 from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
+from verifiers.infer.coefficients import coefficient_candidates
+from verifiers.infer.dtypes import dtype_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.fenced import fenced_program_claims
 from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
 from verifiers.infer.instances import instance_candidates
+from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
 from verifiers.infer.restate import (
@@ -48,6 +53,7 @@ from verifiers.infer.restate import (
     restate_candidates,
     scalar_repeat_candidates,
 )
+from verifiers.infer.scaled import scaled_candidates
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
@@ -119,9 +125,10 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
-                   unit_candidates, share_candidates, restate_candidates, repeat_candidates,
-                   vector_candidates, rate_candidates, worded_sum_candidates,
-                   window_candidates, listed_column_candidates, scalar_repeat_candidates):
+                   unit_candidates, dtype_candidates, share_candidates, restate_candidates,
+                   repeat_candidates, vector_candidates, scaled_candidates, product_candidates,
+                   rate_candidates, worded_sum_candidates, window_candidates,
+                   listed_column_candidates, coefficient_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
     # merged, and settled first: its check is stronger than a copy or a sum of its cells
@@ -133,6 +140,11 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += instance_candidates(note.text, tokens, uncovered_outside)
     # a direction word read over the values after it (states:): alternatives, first kept wins
     candidates += trend_candidates(note.text, tokens, uncovered_outside)
+    # a sentence that says every word of a law (kind: property, word holes): searched by
+    # Hypothesis, kept only when no counterexample is found
+    statements = cov.kinds.get("statements")
+    candidates += law_candidates(note.text, {it.start for it in statements.uncovered}
+                                 if statements else set())
     existing = {c.id for c in result.claims}
     stem = Path(note_name).stem
     taken: set[int] = set()  # values a kept claim already checks

@@ -92,7 +92,13 @@ def _glued_before(text: str, at: int) -> bool:
     if k == 0:
         return False
     ch = text[k - 1]
+    if k < at and _PROSE_WORD_RE.search(text, max(0, k - 24), k):
+        return False  # plain text's `holds 1024 x 1024`: a word of prose, then a space
     return (ch.isascii() and (ch.isalnum() or ch in "_)]}'^.")) or ch in "）】"
+
+
+#: a lower-case English word of three letters or more (not a name such as ``x`` or ``W_q``)
+_PROSE_WORD_RE = re.compile(r"(?:^|(?<=[\s(]))[a-z]{3,}\Z")
 
 
 #: English words that join clauses: after a result they say nothing about what it counts

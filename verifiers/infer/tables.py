@@ -1,6 +1,7 @@
 """Pattern family: a Markdown table column computed from the other columns of its row.
 
-Study notes tabulate a computation (``| p | -ln p |``, ``| x | x - μ | (x - μ)² |``);
+Study notes tabulate a computation (``| p | -ln p |``, ``| x | x - μ | (x - μ)² |``,
+``| x | Φ(x) | GELU(x) |``);
 the header is prose, so the rule is found from the printed numbers instead: for a
 target column, the first of a small fixed list of formulas over one or two other
 columns that reproduces the printed value in at least two rows (and in all rows
@@ -38,6 +39,16 @@ UNARY: list[tuple[str, Callable[[float], float]]] = [
     ("1 - a", lambda a: 1 - a),
     ("a * (1 - a)", lambda a: a * (1 - a)),
 ]
+#: Activations a study note tabulates (``| x | Φ(x) | GELU(x) |``, ``| z | σ(z) |``), tried
+#: after the formulas above; a row fits only at its printed digits.
+ACTIVATIONS: dict[str, Callable[[float], float]] = {
+    "sigmoid(a)": lambda a: 1 / (1 + math.exp(-a)),
+    "tanh(a)": math.tanh,
+    "(1 + erf(a / sqrt(2))) / 2": lambda a: (1 + math.erf(a / math.sqrt(2))) / 2,
+    "a * (1 + erf(a / sqrt(2))) / 2": lambda a: a * (1 + math.erf(a / math.sqrt(2))) / 2,
+    "a * sigmoid(a)": lambda a: a / (1 + math.exp(-a)),
+}
+UNARY += list(ACTIVATIONS.items())
 #: Two-column formulas over ``a`` and ``b`` (ordered pairs of distinct columns).
 BINARY: list[tuple[str, Callable[[float, float], float]]] = [
     ("a + b", lambda a, b: a + b),
@@ -183,6 +194,13 @@ def _fits(results: list[Cell], args: list[tuple[Cell, ...]],
     return good
 
 
+def _copies(results: list[Cell], args: list[tuple[Cell, ...]], good: list[int]) -> bool:
+    """Does an operand already print the result in every fitting row (``tanh`` of small
+    values, ``GELU`` of large ones)? Then the column is a copy, not a reading of ``func``."""
+    return any(all(_close(arg[j][1], res) for res, arg in
+                   ((results[k], args[k]) for k in good)) for j in range(len(args[0])))
+
+
 def _enough(good: list[int], rows: int) -> bool:
     return len(good) >= 2 and len(good) >= rows - 1
 
@@ -250,12 +268,16 @@ def table_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
                     names[letter] = f"t{tok.start}"
                     cand.holes[names[letter]] = tok
                 cand.holes[f"t{res.start}"] = res
-                expr = form.replace("a", names["a"]) if len(operands) == 1 else \
-                    form.replace("a", "\0").replace("b", names["b"]).replace("\0", names["a"])
-                cand.checks.append(Check(f"t{res.start}", expr, False))
+                cand.checks.append(Check(f"t{res.start}", _fill(form, names), False))
         if cand.checks:
             out.append(cand)
     return out
+
+
+def _fill(form: str, names: dict[str, str]) -> str:
+    """The formula over the cells' hole names: whole letters only (the `a` of `tanh` is no
+    operand)."""
+    return re.sub(r"(?<![A-Za-z])[ab](?![A-Za-z])", lambda m: names[m.group()], form)
 
 
 def _share(cols: dict[int, list[Cell]], target: int, results: list[Cell],
@@ -363,8 +385,9 @@ def _formula(cols: dict[int, list[Cell]], target: int,
                   for a in others for b in others if a != b]
     best: tuple[int, str, tuple[int, ...], list[int]] | None = None
     for form, operands, args, func in tried:
-        good = _fits(results, args, func)
-        if not _enough(good, len(results)):
+        # an activation is near a line over much of its range: only its printed digits count
+        good = _fits(results, args, func, tight=form in ACTIVATIONS)
+        if not _enough(good, len(results)) or _copies(results, args, good):
             continue
         tight = len(_fits(results, args, func, tight=True))
         if best is None or tight > best[0]:

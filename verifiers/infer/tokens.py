@@ -99,6 +99,9 @@ def tokenize(note: Note, start: int, end: int, literals: dict[int, Literal],
     return out
 
 
+# ``1024 x 1024 x 4`` in plain text: a lone x between two numbers, spaces around it
+_PLAIN_TIMES_RE = re.compile(r"[xX](?=[ \t]+[0-9(])")
+
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUP_RE = re.compile(r"⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 
@@ -153,6 +156,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     if m:
         return Token(CONST, "pi", i, m.end())  # the grammar's constant pi
     before = text[i - 1] if i else " "
+    if _PLAIN_TIMES_RE.match(text, i, end) and before in " \t" \
+            and text[:i].rstrip(" \t")[-1:] in tuple("0123456789)"):
+        return Token(OP, "*", i, i + 1)  # plain text's `1024 x 1024`: a times sign, no name
     m = _NAME_RE.match(text, i, end)
     if m and (not (before.isascii() and (before.isalnum() or before in "\\_"))
               or (before.isdigit() and _in_math(text, i))):  # `$4n$`: 4 times n

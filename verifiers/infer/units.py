@@ -29,7 +29,8 @@ _UNIT_RE = re.compile(
     r"(?![A-Za-z])|[KMGT](?=FLOP)|[KkMBGT](?![A-Za-z]))(?:FLOPs?|FLOPS)?\}?")
 _CONNECT_RE = re.compile(
     r"^[\s$,，;；(（]*(?:[A-Za-z\u4e00-\u9fff-]{1,12}[\s$,，;；(（)）]*)?"
-    r"(?:about|approximately|roughly|around|exactly|i\.e\.|≈|~|\\approx|=|约为|约合|大约|约|即|"
+    r"(?:about|approximately|roughly|around|exactly|i\.e\.|that is|which is|≈|~|\\approx|=|"
+    r"约为|约合|大约|约|即|"
     r"也就是|合)[\s$]*$")
 MAX_GAP = 40  # characters between the first value's end and the second value
 # `| **total** | | 68719476736 |` then, after a blank line, `About 68.7 GFLOPs per layer`: a
