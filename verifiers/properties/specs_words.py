@@ -120,7 +120,8 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
     "projection-rows-independent": (_w("dep", "dependence", "only"),),
     "generation-keeps-parameters": (_w("update", "possible", "cannot"),),
-    "attention-row-own-only": (_w("dep", "dependence", "also"),),
+    "attention-row-own-only": (_w("dep", "dependence", "also"),
+                               _w("differ", "effect", "changes")),  # 也可以不同 (laws6)
     "step-raises-every-sample": (_w("means", "truth", "isnot"),
                                  _w("ensure", "guarantee", "not")),
     "residual-keeps-information": (_w("ensure", "guarantee", "not"),),
