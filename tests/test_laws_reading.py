@@ -42,18 +42,39 @@ def ordered_embedding(vocab: int, seed: int) -> torch.Tensor:
     return torch.stack([torch.cos(angle), torch.sin(angle)], dim=1)
 
 
+def abs_sum_variances(x: list[float], y: list[float]) -> tuple[float, float, float]:
+    """Var(|X| + Y) for Var(X + Y): the sign of X lost, so the variances no longer add."""
+    vx, vy, _ = lr.population_variances(x, y)
+    return vx, vy, lr.population_variances([abs(v) for v in x], y)[2] + vx
+
+
+def padded_matmul(n: int, d: int, d2: int, m: int) -> tuple[int, ...] | None:
+    """A product that pads the shorter inner size with zeros: defined for any d, d'."""
+    return (n, m)
+
+
 READING_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "input-invariant": ({}, input_blind, ""),  # the note says A changes: a blind A never does
     "cross-attention-roles": ({}, swapped_cross, "not target x source"),
     "adjacent-ids-similar": ({}, ordered_embedding, ""),  # the note says it fails: here it holds
+    "variance-additive-only-independent": ({}, abs_sum_variances, ""),  # never adds here
+    "matmul-inner-dims": ({}, padded_matmul, "yet the product is defined"),
 }
+
+#: flips of the slots added to existing laws' sentences (specs_words.SAID; test_laws_read)
+READING_SAID_FLIPS = [
+    ("attention-row-own-only", {"differ": "invariant"}),  # 一定相同: another v moves z
+    ("chain-rule-scores-text", {"need": "needed"}),  # 要求独立: the chain rule needs none
+]
 
 READING_FLIPS = [
     ("input-invariant", {"vary": "invariant"}),  # 固定: two inputs give different A
     ("cross-attention-roles", {"q": "encoder"}),  # Q from the encoder: source x source
     ("cross-attention-roles", {"kv": "decoder"}),  # K/V from the decoder: target x target
     ("adjacent-ids-similar", {"means": "is"}),  # 代表: a random E has a closer far id
-    ("attention-row-own-only", {"differ": "invariant"}),  # 一定相同: another v moves z
+    ("variance-additive-only-independent", {"necessary": "is"}),  # 是必要条件: Y = X^2 adds
+    ("matmul-inner-dims", {"must": "none"}),  # 不必相等: torch refuses unequal inner sizes
+    *READING_SAID_FLIPS,
 ]
 
 

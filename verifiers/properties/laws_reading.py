@@ -7,6 +7,11 @@
 - ``cross-attention-roles`` — ``tinygpt.attention`` with Q taken from the side the sentence
   names for Q and K, V from the side it names for them: the attention matrix must be target
   length x source length and the output one row per target (decoder) position;
+- ``variance-additive-only-independent`` — "variances add only for independent terms": false,
+  searched on X symmetric and Y = X² (dependent, uncorrelated), whose variances add (the
+  note: 独立是充分条件，但不是必要条件);
+- ``matmul-inner-dims`` — ``torch.matmul`` of (n x d)(d' x m): defined exactly when d = d',
+  and then n x m (中间的两个 d 必须相等，它们在结果里消失);
 - ``adjacent-ids-similar`` — "adjacent ids have more similar embeddings" on TinyGPT's
   initial E: false (an id is a row number), searched as a law the note denies (不代表).
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import torch
 from hypothesis import strategies as st
 
@@ -105,3 +111,53 @@ def _adjacent_similar(p: Mapping[str, Any]) -> Law:
             fail(f"V = {vocab}, seed {seed}: cos(E[{i}], E[{i + 1}]) = {show(near, 4)} < "
                  f"cos(E[{i}], E[{j}]) = {show(far, 4)}: the adjacent id is the less similar")
     return Law(draw(), check, {"TinyGPT E (initialised)": initial_embedding})
+
+
+def population_variances(x: list[float], y: list[float]) -> tuple[float, float, float]:
+    """Var X, Var Y, Var(X + Y) of equally likely outcomes (population variances, numpy)."""
+    a, b = np.array(x, dtype=float), np.array(y, dtype=float)
+    return float(a.var()), float(b.var()), float((a + b).var())
+
+
+@law("variance-additive-only-independent")
+def _additive_only_independent(p: Mapping[str, Any]) -> Law:
+    @st.composite
+    def draw(d: st.DrawFn) -> Any:
+        half = d(st.lists(st.integers(1, 5), min_size=1, max_size=p["max_values"]))
+        return [*half, *(-v for v in half)]  # symmetric: E[X] = 0 and E[X^3] = 0
+
+    def check(example: Any, f: Callable[..., tuple[float, float, float]]) -> None:
+        x = [float(v) for v in example]
+        y = [v * v for v in x]  # a function of X: dependent whenever X takes two sizes
+        if len(set(y)) < 2:
+            return  # Y constant: independent of X, so no counterexample
+        vx, vy, vs = f(x, y)
+        if abs(vs - (vx + vy)) <= 1e-9 * max(1.0, vs):
+            fail(f"X uniform on {example}, Y = X^2 (dependent on X): Var X = {show(vx, 6)}, "
+                 f"Var Y = {show(vy, 6)}, Var(X + Y) = {show(vs, 6)}: the variances add, "
+                 "though X and Y are not independent (Cov = 0)")
+    return Law(draw(), check, {"numpy population variance": population_variances})
+
+
+def matmul_shape(n: int, d: int, d2: int, m: int) -> tuple[int, ...] | None:
+    """The shape of torch.matmul of an (n x d) and a (d2 x m) matrix, or None if undefined."""
+    try:
+        return tuple(torch.matmul(torch.ones(n, d), torch.ones(d2, m)).shape)
+    except RuntimeError:
+        return None
+
+
+@law("matmul-inner-dims")
+def _matmul_inner(p: Mapping[str, Any]) -> Law:
+    dims = st.integers(1, p["max_dim"])
+    draw = st.tuples(dims, dims, dims, dims)
+
+    def check(example: Any, f: Callable[..., tuple[int, ...] | None]) -> None:
+        n, d, d2, m = example
+        shape = f(n, d, d2, m)
+        if d != d2 and shape is not None:
+            fail(f"({n} x {d})({d2} x {m}): inner sizes {d} != {d2}, yet the product is "
+                 f"defined ({shape[0]} x {shape[1]})")
+        if d == d2 and shape != (n, m):
+            fail(f"({n} x {d})({d2} x {m}): the product is {shape}, not {n} x {m}")
+    return Law(draw, check, {"torch.matmul": matmul_shape})

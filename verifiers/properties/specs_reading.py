@@ -39,6 +39,20 @@ def specs() -> tuple[Spec, ...]:
              params=(Param("max_len", "int", 6, 2, 12),
                      slot("q", "side", "decoder", SIDES),
                      slot("kv", "side", "encoder", SIDES))),
+        Spec("variance-additive-only-independent", "Var(X + Y) = Var X + Var Y only for "
+             "independent X, Y (false: Cov(X, Y) = 0 is what it needs, so a dependent but "
+             "uncorrelated pair, Y = X^2 with X symmetric, adds too: independence is sufficient, "
+             "not necessary); the slot 'necessary' (不是 / 是 必要条件) says whether it holds",
+             FAILS, params=(Param("max_values", "int", 4, 1, 8),
+                            slot("necessary", "truth", "isnot", TRUTH)),
+             negated_by=(("necessary", "is"),)),
+        Spec("matmul-inner-dims", "a matrix product (n x d)(d' x m) is defined exactly when "
+             "the inner sizes agree (d = d'), and then it is n x m (the inner d vanishes), "
+             "computed with torch.matmul; the slot 'must' (必须 / 不必 相等) says whether the "
+             "inner sizes must agree",
+             params=(Param("max_dim", "int", 5, 1, 8),
+                     slot("must", "need", "needed", SENTENCE_CLASSES["need"])),
+             negated_by=(("must", "none"),)),
         Spec("adjacent-ids-similar", "adjacent token ids have the more similar embeddings: "
              "cos(E[i], E[i+1]) >= cos(E[i], E[j]) for every j not next to i (false: an id is a row "
              "number; a freshly initialised E has no such order); the sentence's 'means' "

@@ -111,7 +111,8 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "logit-matrix-rank": (_r("bound", "bound", "atmost"),),
     "embedding-fancy-index-loses-repeats": (_w("result", "correct", "wrong"),
                                             _w("times", "digit", "one")),
-    "chain-rule-scores-text": (_w("eq", "effect", "invariant"),),
+    "chain-rule-scores-text": (_w("eq", "effect", "invariant"),
+                               _w("need", "need", "none")),  # 不要求 Token 独立 (laws6)
     "vocab-proportional-parameters": (_r("prop", "proportion", "proportional"),),
     "dot-product-variance": (_w("cancel", "cancel", "cancel"),
                              _w("indep", "independence", "independent"),
