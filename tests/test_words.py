@@ -15,8 +15,8 @@ import pytest
 
 from tests.test_laws_hedges import HEDGE_FLIPS
 from tests.test_laws_prose import PROSE_FLIPS
-from tests.test_laws_reading import READING_FLIPS
 from tests.test_laws_read import READ_FLIPS, READ_SEARCHED
+from tests.test_laws_reading import READING_FLIPS
 from tests.test_laws_statements import STATEMENT_FLIPS, STATEMENT_MUTANTS
 from verifiers import words
 from verifiers.cli import main

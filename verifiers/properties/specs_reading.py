@@ -54,8 +54,9 @@ def specs() -> tuple[Spec, ...]:
                      slot("must", "need", "needed", SENTENCE_CLASSES["need"])),
              negated_by=(("must", "none"),)),
         Spec("adjacent-ids-similar", "adjacent token ids have the more similar embeddings: "
-             "cos(E[i], E[i+1]) >= cos(E[i], E[j]) for every j not next to i (false: an id is a row "
-             "number; a freshly initialised E has no such order); the sentence's 'means' "
+             "cos(E[i], E[i+1]) >= cos(E[i], E[j]) for every j not next to i (false: an id "
+             "is a row number; a freshly initialised E has no such order); the sentence's "
+             "'means' "
              "(不代表 / 代表) says whether it holds", FAILS,
              params=(Param("max_vocab", "int", 8, 4, 64),
                      slot("means", "truth", "isnot", TRUTH)),
