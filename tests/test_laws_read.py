@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_laws_hedges import SAID_FLIPS
+from tests.test_laws_reading import READING_SAID_FLIPS
 from verifiers import words
 from verifiers.cli import main
 from verifiers.properties.catalog import CATALOG
@@ -150,7 +151,8 @@ def test_the_count_reads_word_holes() -> None:
 
 def test_every_slot_of_a_sentence_has_a_flip() -> None:
     said = {(name, s.name) for name, slots in SAID.items() for s in slots}
-    assert said == {(name, slot) for name, flip in READ_FLIPS + SAID_FLIPS for slot in flip}
+    flips = READ_FLIPS + SAID_FLIPS + READING_SAID_FLIPS
+    assert said == {(name, slot) for name, flip in flips for slot in flip}
 
 
 def test_every_meaning_has_chinese_and_english_words() -> None:

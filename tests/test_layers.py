@@ -37,6 +37,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.properties.params", "verifiers.properties.catalog",
         "verifiers.properties.specs_statements", "verifiers.properties.specs_words",
         "verifiers.properties.specs_prose", "verifiers.properties.specs_hedges",
+        "verifiers.properties.specs_reading",
         "verifiers.properties.slots",
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
         "verifiers.procedures.params",  # the parameter vocabulary: light, like .read

@@ -26,6 +26,7 @@ import torch
 import tinygpt.model as tg_model
 from tests.test_laws_hedges import HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_MUTANTS
+from tests.test_laws_reading import READING_MUTANTS
 from tests.test_laws_statements import STATEMENT_MUTANTS
 from tinygpt import KVCache, TinyGPT, attention, ffn, rope, softmax, top_k_filter, top_p_filter
 from tinygpt.backward import softmax_cross_entropy_grad
@@ -301,6 +302,7 @@ MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
 MUTANTS.update(STATEMENT_MUTANTS)  # laws of law-stating sentences (issue 12 item 4)
 MUTANTS.update(HEDGE_MUTANTS)  # laws of sentences once waived as hedges
 MUTANTS.update(PROSE_MUTANTS)  # comparatives and scope words (issue 12, second pass)
+MUTANTS.update(READING_MUTANTS)  # words no slot read before (laws6)
 
 
 def test_every_property_has_a_law_and_a_mutant() -> None:

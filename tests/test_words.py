@@ -16,6 +16,7 @@ import pytest
 from tests.test_laws_hedges import HEDGE_FLIPS, HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_FLIPS, PROSE_MUTANTS
 from tests.test_laws_read import READ_FLIPS, READ_SEARCHED
+from tests.test_laws_reading import READING_FLIPS
 from tests.test_laws_statements import STATEMENT_FLIPS, STATEMENT_MUTANTS
 from verifiers import words
 from verifiers.cli import main
@@ -122,6 +123,7 @@ FLIPS += STATEMENT_FLIPS  # laws of law-stating sentences (issue 12 item 4)
 FLIPS += READ_FLIPS  # the words of the sentences once quoted literally (issue 12 item 1)
 FLIPS += PROSE_FLIPS  # comparatives and scope words (issue 12, second pass)
 FLIPS += HEDGE_FLIPS  # laws of sentences once waived as hedges (test_laws_hedges)
+FLIPS += READING_FLIPS  # words no slot read before (test_laws_reading)
 
 
 def test_every_slot_has_a_flip_that_fails() -> None:
@@ -132,7 +134,8 @@ def test_every_slot_has_a_flip_that_fails() -> None:
 
 # The flips of test_laws_statements, test_laws_prose and test_laws_read's READ_SEARCHED are
 # searched there, with the same assertion (or a stronger one); each search runs once in the suite.
-SEARCHED_ELSEWHERE = STATEMENT_FLIPS + READ_SEARCHED + PROSE_FLIPS + HEDGE_FLIPS
+SEARCHED_ELSEWHERE = (STATEMENT_FLIPS + READ_SEARCHED + PROSE_FLIPS + HEDGE_FLIPS
+                      + READING_FLIPS)
 SEARCHED_HERE = [(n, f) for n, f in FLIPS if (n, f) not in SEARCHED_ELSEWHERE]
 
 

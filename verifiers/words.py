@@ -159,6 +159,11 @@ def meanings(word: str) -> dict[str, str]:
     return out
 
 
+def auto_words() -> re.Pattern[str]:
+    """The law words :func:`relax` reads from a quote's fixed text (coverage asks which)."""
+    return _auto_words()
+
+
 @functools.cache
 def _auto_words() -> re.Pattern[str]:
     """The law words read from fixed text: two characters or more, longest first."""

@@ -260,6 +260,10 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
                         "waived": k.count(WAIVED),
                         "uncovered": [_place(note, it.text, it.start) for it in k.uncovered]}
                  for kind, k in cov.kinds.items()}
+        # statements a checking claim quotes without reading their law words (laws6)
+        quoted = [{**_place(note, k.items[i].text, k.items[i].start), "claim": cid,
+                   "status": k.status[i]}
+                  for k in cov.kinds.values() for i, cid in sorted(k.quoted.items())]
         notes.append({
             "note": cov.note,
             "literals": len(cov.literals),
@@ -271,5 +275,6 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
             ],
             "strength": strength_json(cov),
             **kinds,
+            **({"statements_quoted_unread": quoted} if quoted else {}),
         })
     return {"version": 1, "notes": notes}

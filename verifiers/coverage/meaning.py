@@ -1,6 +1,6 @@
 """Coverage of a note's formulas, law-stating sentences and procedures.
 
-The items come from :mod:`verifiers.meaning`. An item is
+The items come from :mod:`verifiers.meaning`. A formula or a procedure is
 
 * ``covered`` when its span overlaps the matched quote of a claim that checks something
   (a ``check``, a model ``run``, a symbolic formula, a property's law): whatever its
@@ -10,6 +10,15 @@ The items come from :mod:`verifiers.meaning`. An item is
 * ``waived`` when it overlaps the matched quote of a waiver that names its kind
   (``waives: [formulas]``), with the waiver's reason;
 * ``uncovered`` otherwise.
+
+A statement (a sentence that states a law) is ``covered`` only when a checking claim *reads
+its law-carrying words* (issue 12 item 4; :class:`_Reading`): a word hole ``⟦slot⟧`` of the
+claim lies inside the sentence, or every cue word of the sentence (``cues.yaml``) lies inside
+what the claim reads -- a hole, a procedure's step word, or a vocabulary law word of its quoted
+fixed text (read as a hole when the note changes it: ``verifiers/words.py`` ``relax``). A
+sentence a claim merely quotes (an arithmetic claim whose quote spans ``不代表`` reads the
+numbers, not the word) is ``uncovered`` unless waived, and the claim that quotes it is kept
+(``KindCoverage.quoted``) so that the report can say so.
 
 A claim with problems, a stale one, or one that checks nothing (a scaffolded stub, a
 table of inputs) covers nothing. Overlap is found with sorted spans and a running maximum,
@@ -21,8 +30,10 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from verifiers import words
 from verifiers.holes import Match, ResolveError, find
 from verifiers.meaning import FINDERS, Item
+from verifiers.meaning.statements import cue_spans
 from verifiers.notes import Note
 from verifiers.schema import Claim
 from verifiers.verdicts import RunResult
@@ -45,6 +56,9 @@ class KindCoverage:
     items: list[Item] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
     reasons: dict[int, str] = field(default_factory=dict)  # item index -> waiver reason
+    # item index -> a checking claim that quotes the item without reading its law words
+    # (a statement the overlap rule called covered; now uncovered or waived)
+    quoted: dict[int, str] = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return self.status.count(status)
@@ -136,10 +150,68 @@ def find_items(note: Note) -> dict[str, list[Item]]:
     }
 
 
+class _Reading:
+    """What the checking claims of one note read, for statements: the spans of their word
+    holes, and of everything read (holes, procedure step words, the law words of quoted fixed
+    text), plus each claim's matched quote (to name a claim that quotes but does not read)."""
+
+    def __init__(self) -> None:
+        self.word_holes: list[tuple[int, int]] = []
+        self.read: list[tuple[int, int]] = []
+        self.quotes: list[tuple[int, int, str]] = []
+
+    def add_claim(self, note: Note, claim: Claim) -> None:
+        if claim.kind == "procedure":  # it reads its step words (as word holes)
+            spans = _quote_spans(note, claim)
+            self.word_holes += spans
+            self.read += spans
+            self.quotes += [(a, b, claim.id) for a, b in spans]
+            return
+        match = _match(note, claim.text, claim.section, claim.near, claim.after)
+        if match is None:
+            return
+        self.quotes.append((match.start, match.end, claim.id))
+        self.word_holes += [(p.start, p.end) for p in match.words.values()]
+        holes = [(p.start, p.end) for p in
+                 (*match.values.values(), *match.formulas.values(), *match.words.values())]
+        self.read += holes + _fixed_law_words(note.text, match.start, match.end, holes)
+
+    def add_used_holes(self, spans: list[tuple[int, int]]) -> None:
+        self.read += spans  # a given's printed value that a check uses is read
+
+    def classify(self, item: Item) -> tuple[bool, str | None]:
+        """(does a claim read the statement's law words?, a claim that only quotes it)."""
+        if any(item.start <= a and b <= item.end for a, b in self.word_holes):
+            return True, None
+        cues = [(item.start + a, item.start + b) for a, b in cue_spans(item.text)]
+        inside = [(a, b) for a, b in self.read if a < item.end and b > item.start]
+        if cues and all(any(a <= c and d <= b for a, b in inside) for c, d in cues):
+            return True, None
+        if not cues and any(item.start <= a and b <= item.end for a, b in inside):
+            return True, None  # a pair cue (越…越): a law word of it is read
+        quoting = next((cid for a, b, cid in self.quotes if a < item.end and b > item.start),
+                       None)
+        return False, quoting
+
+
+def _fixed_law_words(text: str, start: int, end: int,
+                     holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The vocabulary law words of a matched quote's fixed text (outside its holes, not its
+    first word): the words ``relax`` reads as holes when the note changes them."""
+    out = []
+    for m in words.auto_words().finditer(text, start, end):
+        a, b = m.span()
+        if a == start or any(a < y and b > x for x, y in holes):
+            continue
+        out.append((a, b))
+    return out
+
+
 def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     """Classify the items of one note against the run's claims and waivers."""
     note = result.notes[name]
     claim_spans = []
+    reading = _Reading()
     used = {(u.claim_id, u.hole) for c in result.claims if claim_checks(c) and not c.problems
             for u in c.uses.values()}
     for claim in result.claims:
@@ -147,8 +219,11 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
             continue
         if claim_checks(claim):
             claim_spans.extend(_quote_spans(note, claim))
+            reading.add_claim(note, claim)
         else:
-            claim_spans.extend(_used_hole_spans(note, claim, used))
+            given = _used_hole_spans(note, claim, used)
+            claim_spans.extend(given)
+            reading.add_used_holes(given)
     covering = _Spans(claim_spans)
     waivers = []
     for waiver in result.waivers:
@@ -161,7 +236,13 @@ def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     for kind, items in find_items(note).items():
         cov = KindCoverage(items)
         for index, item in enumerate(items):
-            if covering.overlaps(item.start, item.end):
+            if kind == "statements":
+                read, quoting = reading.classify(item)
+                if quoting is not None:
+                    cov.quoted[index] = quoting
+            else:
+                read = covering.overlaps(item.start, item.end)
+            if read:
                 cov.status.append(COVERED)
                 continue
             waiver = next((w for w, spans in waivers

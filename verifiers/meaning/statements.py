@@ -18,7 +18,7 @@ from pathlib import Path
 from verifiers.meaning.items import Item
 from verifiers.yamlload import load
 
-__all__ = ["CUES_FILE", "Cues", "find_statements", "load_cues", "states_law"]
+__all__ = ["CUES_FILE", "Cues", "cue_spans", "find_statements", "load_cues", "states_law"]
 
 CUES_FILE = Path(__file__).with_name("cues.yaml")
 _SEPARATOR = re.compile(r"[。！？；\n]|(?<!\\);|(?<=[A-Za-z)\]])\.(?=\s)")
@@ -68,17 +68,26 @@ def _pair_in(sentence: str, first: str, second: str) -> bool:
     return k >= 0 and lowered.find(second.lower(), k + len(first)) >= 0
 
 
-def states_law(sentence: str, cues: Cues | None = None) -> bool:
-    """Does this sentence hold a cue (outside the ``except`` phrases)?"""
+def cue_spans(sentence: str, cues: Cues | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each single cue of the sentence outside the ``except`` phrases: the
+    words that carry its law (coverage asks whether a claim reads them)."""
     cues = cues or load_cues()
     hidden = [m.span() for m in cues.exceptions.finditer(sentence)] if cues.exceptions else []
+    out = []
     k = 0  # both in order: one walk over the hidden spans (linear, however many)
     for m in cues.words.finditer(sentence):
         while k < len(hidden) and hidden[k][1] <= m.start():
             k += 1
         if not (k < len(hidden) and hidden[k][0] <= m.start() and m.end() <= hidden[k][1]):
-            return True
-    return any(_pair_in(sentence, a, b) for a, b in cues.pairs)
+            out.append(m.span())
+    return out
+
+
+def states_law(sentence: str, cues: Cues | None = None) -> bool:
+    """Does this sentence hold a cue (outside the ``except`` phrases)?"""
+    cues = cues or load_cues()
+    return bool(cue_spans(sentence, cues)) or any(_pair_in(sentence, a, b)
+                                                  for a, b in cues.pairs)
 
 
 def sentences(text: str) -> list[tuple[int, int]]:

@@ -161,6 +161,7 @@ SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
     "token": ("input", "target"),
     "reach": ("previous", "all"),
     "layout": ("same", "transpose"),
+    "side": ("decoder", "encoder"),
 }
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,

@@ -111,7 +111,8 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "logit-matrix-rank": (_r("bound", "bound", "atmost"),),
     "embedding-fancy-index-loses-repeats": (_w("result", "correct", "wrong"),
                                             _w("times", "digit", "one")),
-    "chain-rule-scores-text": (_w("eq", "effect", "invariant"),),
+    "chain-rule-scores-text": (_w("eq", "effect", "invariant"),
+                               _w("need", "need", "none")),  # 不要求 Token 独立 (laws6)
     "vocab-proportional-parameters": (_r("prop", "proportion", "proportional"),),
     "dot-product-variance": (_w("cancel", "cancel", "cancel"),
                              _w("indep", "independence", "independent"),
@@ -120,7 +121,8 @@ SAID: Mapping[str, tuple[Said, ...]] = {
     "onehot-orthogonal": (_w("every", "quantifier", "every"), _w("dot", "digit", "zero")),
     "projection-rows-independent": (_w("dep", "dependence", "only"),),
     "generation-keeps-parameters": (_w("update", "possible", "cannot"),),
-    "attention-row-own-only": (_w("dep", "dependence", "also"),),
+    "attention-row-own-only": (_w("dep", "dependence", "also"),
+                               _w("differ", "effect", "changes")),  # 也可以不同 (laws6)
     "step-raises-every-sample": (_w("means", "truth", "isnot"),
                                  _w("ensure", "guarantee", "not")),
     "residual-keeps-information": (_w("ensure", "guarantee", "not"),),
