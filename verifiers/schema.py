@@ -46,6 +46,7 @@ CLAIM_KEYS = (
     "trace",  # kind: procedure (verifiers/procedures)
     "computes",  # formula holes of other kinds (verifiers/formulas/inline.py)
     "read_by",  # formula holes another claim checks (verifiers/formulas/readby.py)
+    "domain",  # hole -> quantity whose domain it must lie in (verifiers/notation/domains.py)
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
@@ -182,6 +183,7 @@ class Claim:
     reference: dict[str, str] = field(default_factory=dict)  # hole -> formulas.holes.REFERENCES
     parts: dict[str, str] = field(default_factory=dict)  # fragment hole -> its formula hole
     frame: dict[str, str] = field(default_factory=dict)  # hole -> LaTeX around it (frames.py)
+    domain: dict[str, str] = field(default_factory=dict)  # hole -> notation/domains.yaml id
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
@@ -539,6 +541,7 @@ class _FileValidator:
         self.code_block(claim, node.value.get("code"))
         self.iteration(claim, node.value.get("iterate"))
         self.computes(claim, node)
+        self.domain(claim, node.value.get("domain"))
         self.symbolic(claim, node)
         self.property_claim(claim, node)
         from verifiers.procedures.validate import procedure_problems
@@ -581,6 +584,18 @@ class _FileValidator:
                 self.problem(node.line, node.col,
                              f"hole {name!r} mixes rows ⟨{name}[i]⟩ and elements "
                              f"⟨{name}[i,j]⟩", claim)
+
+    def domain(self, claim: Claim, node: Node | None) -> None:
+        """``domain: {hole: id}``: the quantity a value hole holds (notation/domains.yaml)."""
+        from verifiers.notation.domains import domains
+
+        known = domains()
+        for key, value in self.mapping(claim, node, "domain").items():
+            if key not in claim.hole_names or value.value not in known:
+                self.problem(value.line, value.col, f"domain: {key}: name a value hole of the "
+                             f"text and one of {', '.join(sorted(known))}", claim)
+            else:
+                claim.domain[key] = value.value
 
     def computes(self, claim: Claim, node: Node) -> None:
         """Formula holes of a non-symbolic claim, each read by a ``computes:`` entry."""
