@@ -100,7 +100,7 @@ def _base(name: str) -> str:
 def reconcile(verdicts: list, claims: Iterable) -> list:
     """The verdicts with every hole that a claim's ``domain:`` names compared with its domain:
     a printed value outside it is a ``discrepancy`` at the hole."""
-    from verifiers.verdicts import DISCREPANCY, settle
+    from verifiers.verdicts import DISCREPANCY, GIVEN, VERIFIED, settle
 
     wanted = {c.id: c.domain for c in claims if getattr(c, "domain", None)}
     if not wanted:
@@ -111,20 +111,27 @@ def reconcile(verdicts: list, claims: Iterable) -> list:
         spec = wanted.get(verdict.id)
         if not spec or verdict.span is None:
             continue
-        changed = None
-        for k, value in enumerate(verdict.values):
-            domain = table.get(spec.get(_base(value.name), ""))
-            number = value_of(value.printed) if domain is not None else None
-            if domain is None or number is None or not outside(domain, number):
+        changed = copy.deepcopy(verdict)  # cached verdicts are shared objects
+        inside = 0
+        for hole in changed.values:
+            domain = table.get(spec.get(_base(hole.name), ""))
+            number = value_of(hole.printed) if domain is not None else None
+            if domain is None or number is None:
                 continue
-            if changed is None:
-                changed = copy.deepcopy(verdict)  # cached verdicts are shared objects
-            hole = changed.values[k]
+            if not outside(domain, number):
+                inside += 1
+                if hole.status == GIVEN:  # an input of the claim: now checked, in its domain
+                    hole.status, hole.expected = VERIFIED, hole.printed
+                    hole.message = f"{hole.name}: in the domain of {domain.id}"
+                continue
+            if hole.status not in (GIVEN, VERIFIED):  # already failing: its own message stays
+                continue
             hole.status = DISCREPANCY
             hole.expected = f"a value in {domain.text()}"
-            hole.message = (f"{value.name} = {value.printed.strip()} lies outside the domain of "
+            hole.message = (f"{hole.name} = {hole.printed.strip()} lies outside the domain of "
                             f"{domain.names[0]} ({domain.id}: {domain.text()}, "
                             f"verifiers/notation/domains.yaml)")
-        if changed is not None:
-            out[i] = settle(changed)
+        out[i] = settle(changed)
+        if out[i].status == VERIFIED and out[i].kind == "given":  # not "nothing checked"
+            out[i].message = f"{inside} printed value(s) in their quantity's domain"
     return out
