@@ -12,7 +12,8 @@ from verifiers.notation.conventions import conventions, meaning_of
 
 L1 = "lesson1-text-to-distribution.txt"
 CLAIM = "l1-n-0-log-base"
-USED = ("l1-6-uniform-loss", "l1-6-example-y0-loss", "l1-6-example-y2")
+USED = ("l1-6-uniform-loss", "l1-6-example-y0-loss", "l1-6-example-y2", "l1-7-panel",
+        "l1-5-overflow-thresholds")
 
 
 @pytest.mark.parametrize(("word", "meaning"), [
@@ -52,7 +53,7 @@ def _run(tmp_path: Path, find: str | None, replace: str = "") -> tuple[object, i
 def test_the_declared_natural_log_verifies(tmp_path: Path) -> None:
     verdict, _ = _run(tmp_path, None)
     assert verdict.status == "verified", verdict.message
-    assert "agrees with 3 printed value(s)" in verdict.message
+    assert "agrees with 7 printed value(s)" in verdict.message
 
 
 @pytest.mark.parametrize(("find", "replace", "status"), [
