@@ -14,11 +14,19 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from verifiers.formulas.holes import _FUNCS, FormulaError, _Reader, _tokens, entries
+__all__ = ["ChainError", "check_chain", "read_chain"]
 
-__all__ = ["check_chain", "read_chain"]
+
+class ChainError(ValueError):
+    """A chain this reader cannot read or evaluate (``unparsed``)."""
+
+
+# The reader of one side and its functions are holes.py's, passed in by its caller (holes.py
+# calls this module; importing it back would make a cycle).
+ReadSide = Callable[[str], Any]
 
 _LEFT = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*\s*(?:\(\s*[A-Za-z][A-Za-z0-9_]*\s*\)"
                    r"|\[\s*[ijk]\s*\])?\s*$")  # P, P(x), P[i]
@@ -28,30 +36,20 @@ def _split(text: str) -> list[str]:
     """The sides of a chain ``a = b = c`` (an ``=`` inside brackets does not split)."""
     sides, depth, start = [], 0, 0
     for k, ch in enumerate(text):
-        depth += ch in "([" and 1 or (-1 if ch in ")]" else 0)
+        depth += 1 if ch in "([" else -1 if ch in ")]" else 0
         if ch == "=" and depth == 0:
             sides.append(text[start:k])
             start = k + 1
     return [*sides, text[start:]]
 
 
-def read_chain(text: str) -> list[Any]:
-    """The read right-hand sides of ``name = side = side …``; FormulaError when it cannot."""
-    try:
-        text = entries(text.strip().rstrip("。."))
-    except ValueError as err:
-        raise FormulaError(str(err)) from None
-    sides = _split(text)
+def read_chain(text: str, read_side: ReadSide) -> list[Any]:
+    """The read right-hand sides of ``name = side = side …`` (``text`` already in the
+    reader's notation, ``logits[i]``); ChainError when it is no chain."""
+    sides = _split(text.strip().rstrip("。."))
     if len(sides) < 2 or not _LEFT.match(sides[0]):
-        raise FormulaError("not a chain 'name = expression = …'")
-    out = []
-    for side in sides[1:]:
-        reader = _Reader(_tokens(side))
-        node = reader.expr()
-        if reader.peek()[0] != "end":
-            raise FormulaError(f"unexpected {reader.peek()[1]!r} after {side.strip()!r}")
-        out.append(node)
-    return out
+        raise ChainError("not a chain 'name = expression = …'")
+    return [read_side(side) for side in sides[1:]]
 
 
 def _free(node: Any, bound: frozenset[str] = frozenset()) -> set[str]:
@@ -70,7 +68,8 @@ def _free(node: Any, bound: frozenset[str] = frozenset()) -> set[str]:
     return set()
 
 
-def _value(node: Any, env: dict[str, Any], index: dict[str, int], at: int, n: int) -> float:
+def _value(node: Any, env: dict[str, Any], index: dict[str, int], at: int, n: int,
+           funcs: Mapping[str, Callable[[float], float]]) -> float:
     kind = node[0]
     if kind == "num":
         return node[1]
@@ -78,50 +77,52 @@ def _value(node: Any, env: dict[str, Any], index: dict[str, int], at: int, n: in
         if node[1] in index:
             return float(index[node[1]])
         if node[1] not in env:
-            raise FormulaError(f"{node[1]!r} is not an input of the reference "
+            raise ChainError(f"{node[1]!r} is not an input of the reference "
                                f"({', '.join(sorted(env))})")
         value = env[node[1]]
         return float(value[at]) if hasattr(value, "__len__") else float(value)
     if kind == "entry":
         if node[1] not in env:
-            raise FormulaError(f"{node[1]!r} is not an input of the reference")
+            raise ChainError(f"{node[1]!r} is not an input of the reference")
         try:
             return float(env[node[1]][tuple(index[i] for i in node[2])])
         except KeyError as err:
-            raise FormulaError(f"index {err.args[0]!r} is not bound here") from None
+            raise ChainError(f"index {err.args[0]!r} is not bound here") from None
     if kind == "neg":
-        return -_value(node[1], env, index, at, n)
+        return -_value(node[1], env, index, at, n, funcs)
     if kind == "sum":
-        return math.fsum(_value(node[2], env, {**index, node[1]: k}, at, n) for k in range(n))
+        return math.fsum(_value(node[2], env, {**index, node[1]: k}, at, n, funcs)
+                         for k in range(n))
     if kind == "call" and node[1] == "softmax":  # of a whole vector: its entry here
-        row = [_value(node[2], env, index, k, n) for k in range(n)]
+        row = [_value(node[2], env, index, k, n, funcs) for k in range(n)]
         top = max(row)
         exps = [math.exp(v - top) for v in row]
         return exps[at] / math.fsum(exps)
     if kind == "call":
-        x = _value(node[2], env, index, at, n)
+        x = _value(node[2], env, index, at, n, funcs)
         try:
-            return _FUNCS[node[1]](x)
+            return funcs[node[1]](x)
         except (ValueError, OverflowError) as err:
-            raise FormulaError(f"{node[1]}({x:g}): {err}") from None
-    a, b = _value(node[2], env, index, at, n), _value(node[3], env, index, at, n)
+            raise ChainError(f"{node[1]}({x:g}): {err}") from None
+    a, b = _value(node[2], env, index, at, n, funcs), _value(node[3], env, index, at, n, funcs)
     op = node[1]
     try:
         return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" \
             else a / b if op == "/" else a ** b
     except (ZeroDivisionError, OverflowError) as err:
-        raise FormulaError(f"{a:g} {op} {b:g}: {err}") from None
+        raise ChainError(f"{a:g} {op} {b:g}: {err}") from None
 
 
-def check_chain(sides: list[Any], env: dict[str, Any], expected: Any) -> str | None:
+def check_chain(sides: list[Any], env: dict[str, Any], expected: Any,
+                funcs: Mapping[str, Callable[[float], float]]) -> str | None:
     """How the first side that differs from the reference's vector differs; None if none."""
     n = len(expected)
     for number, side in enumerate(sides, start=2):
         free = sorted(_free(side))
         if len(free) > 1:
-            raise FormulaError(f"side {number} has more than one free index ({', '.join(free)})")
+            raise ChainError(f"side {number} has more than one free index ({', '.join(free)})")
         for at in range(n):
-            got = _value(side, env, {free[0]: at} if free else {}, at, n)
+            got = _value(side, env, {free[0]: at} if free else {}, at, n, funcs)
             want = float(expected[at])
             if not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
                 return (f"side {number} of the chain gives entry {at} = {got:.6g}; the "

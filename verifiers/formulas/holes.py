@@ -331,18 +331,29 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
 def _chain_value(what: str, cases: Any, make: Callable[..., Any], text: str,
                  value: Callable[[str, str], Any]) -> Any:
     """A chain ``name = side = side …``: every side checked entry by entry (chains.py)."""
-    from verifiers.formulas.chains import check_chain, read_chain
+    from verifiers.formulas.chains import ChainError, check_chain, read_chain
     from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED
 
+    def read_side(side: str) -> Any:
+        reader = _Reader(_tokens(side))
+        node = reader.expr()
+        if reader.peek()[0] != "end":
+            raise FormulaError(f"unexpected {reader.peek()[1]!r} after {side.strip()!r}")
+        return node
+
     try:
-        sides = read_chain(text)
+        try:
+            text = entries(text)
+        except ValueError as err:
+            raise FormulaError(str(err)) from None
+        sides = read_chain(text, read_side)
         for seed, n, d_k in cases:
             env, expected = make(seed, n, d_k)
-            differs = check_chain(sides, env, expected)
+            differs = check_chain(sides, env, expected, _FUNCS)
             if differs is not None:
                 return value(DISCREPANCY, f"{differs} (n = {n}, T = {env.get('T', 0):.4g}, "
                              f"seed {seed}): it is not {what}")
-    except FormulaError as err:
+    except (FormulaError, ChainError) as err:
         return value(UNPARSED, f"cannot read the formula: {err}")
     return value(VERIFIED, f"every side agrees with {what} on {len(cases)} inputs")
 
