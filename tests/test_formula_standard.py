@@ -55,6 +55,12 @@ def test_planted_error_in_a_definition_is_a_discrepancy(module: str, reference: 
     assert _status(module, reference, wrong) == "discrepancy"
 
 
+def test_every_standard_reference_has_a_planted_edit() -> None:
+    from verifiers.formulas.standard_refs import STANDARD_REFERENCES
+
+    assert {ref for module, ref, *_ in CASES if module == CODE} == set(STANDARD_REFERENCES)
+
+
 def test_a_chain_it_cannot_read_is_unparsed() -> None:
     assert _status(HOLES, "softmax-temperature", "P(x) = softmax(logits / T) = ∫ p") == "unparsed"
     assert _status(HOLES, "softmax-temperature", "P(x) = logits[i, j]") == "unparsed"
