@@ -45,6 +45,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.formulas.frames",  # frame: a claim rule (re only); symbolic.claims fills it
         "verifiers.formulas.inline_spec",  # computes: a claim's entry (formulas.inline checks)
         "verifiers.formulas.readby_spec",  # read_by: a claim's entry (formulas.readby checks)
+        "verifiers.formulas.chains",  # holes' chains (re, math only)
+        "verifiers.notation",  # domain: / convention: entries; judged after the run (yaml only)
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
     )),
     ("checks, one folder or module per kind", (

@@ -541,6 +541,11 @@ class Engine:
         for ref in claim.holes:
             if not (ref.formula or ref.word):  # word holes: read by the property's check
                 verdict.values.append(self._value(ev, ref))
+            elif ref.name in claim.convention:  # judged after the run (notation/conventions)
+                word = match.words[ref.name]
+                verdict.values.append(ValueVerdict(ref.name, word.text, "", GIVEN,
+                                                   note.position(word.start),
+                                                   note.position(word.end)))
         if claim.states:  # words about the printed values (verifiers/printed_data.py)
             from verifiers.printed_data import judge
 

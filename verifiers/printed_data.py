@@ -56,7 +56,7 @@ def parse(claim: Any, node: Any, problem: Callable[[int, int, str], None],
     """``states:`` of a claim (``node``: the YAML node or None); problems are reported, and
     every word hole must have an entry and every entry a word hole."""
     out: dict[str, Statement] = {}
-    words = {h.name for h in claim.holes if h.word}
+    words = {h.name for h in claim.holes if h.word} - set(getattr(claim, "convention", {}))
     if node is None:
         if words and claim.kind not in ("property", "procedure"):
             problem(claim.line, claim.col, "word holes ⟦slot⟧ need kind: property or "

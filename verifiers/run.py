@@ -156,6 +156,12 @@ def finish(verdicts: list[Verdict], claims: list[Claim],
     from verifiers.formulas.printings import reconcile as reconcile_formulas
 
     verdicts = reconcile_formulas(verdicts, claims)  # the printings of each formula, compared
+    from verifiers.notation.domains import reconcile as reconcile_domains
+
+    verdicts = reconcile_domains(verdicts, claims)  # printed values in their quantity's domain
+    from verifiers.notation.conventions import reconcile as reconcile_conventions
+
+    verdicts = reconcile_conventions(verdicts, claims)  # declared conventions vs the values
     from verifiers.arithmetic.suspects import attribute
 
     return attribute(verdicts, claims, notes, budget)  # an edited input (suspects.py)

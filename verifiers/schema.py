@@ -46,6 +46,8 @@ CLAIM_KEYS = (
     "trace",  # kind: procedure (verifiers/procedures)
     "computes",  # formula holes of other kinds (verifiers/formulas/inline.py)
     "read_by",  # formula holes another claim checks (verifiers/formulas/readby.py)
+    "domain",  # hole -> quantity whose domain it must lie in (verifiers/notation/domains.py)
+    "convention",  # word hole -> convention and the values computed with it (notation/)
 )
 CODE_KEYS = ("from", "to", "as")
 RESTATE_KEYS = ("as", "reason")
@@ -182,6 +184,9 @@ class Claim:
     reference: dict[str, str] = field(default_factory=dict)  # hole -> formulas.holes.REFERENCES
     parts: dict[str, str] = field(default_factory=dict)  # fragment hole -> its formula hole
     frame: dict[str, str] = field(default_factory=dict)  # hole -> LaTeX around it (frames.py)
+    domain: dict[str, str] = field(default_factory=dict)  # hole -> notation/domains.yaml id
+    # word hole -> (notation/conventions.yaml kind, ["claim-id.hole" computed with it])
+    convention: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     property_name: str = ""  # property claims: the law's name in verifiers.properties.catalog
     params: dict[str, object] = field(default_factory=dict)  # property: its parameters
     code: Any = None  # model claims: a CodeRef, the block of the note the example reads
@@ -530,6 +535,7 @@ class _FileValidator:
             claim.user_functions = self.function_definitions(own, claim, self.functions)
         self.definitions(claim, node.value.get("where"), claim.where, "where")
         self.definitions(claim, node.value.get("check"), claim.check, "check")
+        self.convention(claim, node.value.get("convention"))  # word holes read after the run
         from verifiers.printed_data import parse as parse_states  # statements on printed data
 
         claim.states = parse_states(claim, node.value.get("states"),
@@ -539,6 +545,7 @@ class _FileValidator:
         self.code_block(claim, node.value.get("code"))
         self.iteration(claim, node.value.get("iterate"))
         self.computes(claim, node)
+        self.domain(claim, node.value.get("domain"))
         self.symbolic(claim, node)
         self.property_claim(claim, node)
         from verifiers.procedures.validate import procedure_problems
@@ -581,6 +588,37 @@ class _FileValidator:
                 self.problem(node.line, node.col,
                              f"hole {name!r} mixes rows ⟨{name}[i]⟩ and elements "
                              f"⟨{name}[i,j]⟩", claim)
+
+    def domain(self, claim: Claim, node: Node | None) -> None:
+        """``domain: {hole: id}``: the quantity a value hole holds (notation/domains.yaml)."""
+        from verifiers.notation.domains import domains
+
+        known = domains()
+        for key, value in self.mapping(claim, node, "domain").items():
+            if key not in claim.hole_names or value.value not in known:
+                self.problem(value.line, value.col, f"domain: {key}: name a value hole of the "
+                             f"text and one of {', '.join(sorted(known))}", claim)
+            else:
+                claim.domain[key] = value.value
+
+    def convention(self, claim: Claim, node: Node | None) -> None:
+        """``convention: {word hole: {kind, values: [claim-id.hole, …]}}`` (notation/)."""
+        from verifiers.notation.conventions import conventions
+
+        known = conventions()
+        words = {h.name for h in claim.holes if h.word}
+        for key, value in self.mapping(claim, node, "convention").items():
+            spec = value.value if isinstance(value.value, dict) else {}
+            kind, refs = spec.get("kind"), spec.get("values")
+            kind = getattr(kind, "value", kind)
+            refs = [getattr(r, "value", r) for r in getattr(refs, "value", refs) or []]
+            if key not in words or kind not in known or not refs \
+                    or not all(isinstance(r, str) and "." in r for r in refs):
+                self.problem(value.line, value.col, f"convention: {key}: name a word hole of "
+                             f"the text, kind: one of {', '.join(sorted(known))}, and values: "
+                             "a list of claim-id.hole", claim)
+            else:
+                claim.convention[key] = (kind, refs)
 
     def computes(self, claim: Claim, node: Node) -> None:
         """Formula holes of a non-symbolic claim, each read by a ``computes:`` entry."""

@@ -88,6 +88,8 @@ class _Spans:
 def claim_checks(claim: Claim) -> bool:
     """Does the claim compare something with a computation (never ``kind: given``)? One rule
     for both coverages (:mod:`verifiers.coverage.literals` too): a run alone checks nothing."""
+    if getattr(claim, "domain", None) or getattr(claim, "convention", None):
+        return True  # printed values checked against their domain or declared convention
     if claim.kind == "given":
         return False
     return bool(claim.check) or bool(getattr(claim, "states", None)) \

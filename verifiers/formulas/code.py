@@ -30,6 +30,7 @@ from sympy.core.function import AppliedUndef
 from verifiers.formulas.plain import read_plain
 from verifiers.formulas.plain_refs import PLAIN_REFERENCES
 from verifiers.formulas.quote_refs import QUOTE_REFERENCES
+from verifiers.formulas.standard_refs import STANDARD_REFERENCES
 from verifiers.formulas.tinygpt_refs import DTYPE, Instance, Reference, Unread
 from verifiers.formulas.tinygpt_refs import REFERENCES as _LATEX_REFERENCES
 from verifiers.latex import LatexError, parse_latex, split_chains
@@ -37,7 +38,8 @@ from verifiers.latex import LatexError, parse_latex, split_chains
 __all__ = ["REFERENCES", "Reference", "reference_value"]
 
 SEEDS = (0, 1)
-REFERENCES: dict[str, Reference] = {**_LATEX_REFERENCES, **PLAIN_REFERENCES, **QUOTE_REFERENCES}
+REFERENCES: dict[str, Reference] = {**_LATEX_REFERENCES, **PLAIN_REFERENCES, **QUOTE_REFERENCES,
+                                    **STANDARD_REFERENCES}
 _Unread = Unread  # the formula cannot be evaluated on the reference's inputs
 
 

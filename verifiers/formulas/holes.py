@@ -33,6 +33,7 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9_]
 _FUNCS: dict[str, Callable[[float], float]] = {
     "exp": math.exp, "ln": math.log, "log": math.log, "sqrt": math.sqrt, "sin": math.sin,
     "cos": math.cos}
+_VECTOR_FUNCS = frozenset({"softmax"})  # of a whole vector: read, evaluated by chains.py
 MAX_CHARS = 400
 
 
@@ -112,7 +113,7 @@ class _Reader:
         if kind == "num":
             return ("num", float(value))
         if kind == "name":
-            if value in _FUNCS and self.peek()[1] == "(":
+            if (value in _FUNCS or value in _VECTOR_FUNCS) and self.peek()[1] == "(":
                 self.take("(")
                 inner = self.expr()
                 self.take(")")
@@ -179,6 +180,8 @@ def evaluate(node: Any, env: dict[str, Any], index: dict[str, int], extent: int)
     if kind == "neg":
         return -evaluate(node[1], env, index, extent)
     if kind == "call":
+        if node[1] not in _FUNCS:
+            raise FormulaError(f"{node[1]} of a whole vector is read in a chain only")
         x = evaluate(node[2], env, index, extent)
         try:
             return _FUNCS[node[1]](x)
@@ -248,6 +251,20 @@ def _softmax_entries(seed: int, n: int, _: int) -> tuple[dict[str, Any], Any]:
     return {"logits": logits.numpy()}, softmax(logits).numpy()
 
 
+def _tempered(seed: int, n: int, _: int) -> tuple[dict[str, Any], Any]:
+    """Inputs ``logits`` (n values) and a temperature ``T``; tinygpt's softmax of
+    apply_temperature(logits, T), the sampling distribution."""
+    import torch
+
+    from tinygpt.generate import apply_temperature
+    from tinygpt.model import softmax
+
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(n, generator=g, dtype=torch.float64)
+    t = 0.3 + 1.5 * float(torch.rand(1, generator=g, dtype=torch.float64))
+    return {"logits": logits.numpy(), "T": t}, softmax(apply_temperature(logits, t)).numpy()
+
+
 #: name -> (what it is, the cases: (seed, n, d_k), the function giving inputs and tinygpt's value)
 REFERENCES: dict[str, tuple[str, tuple[tuple[int, int, int], ...], Callable[..., Any]]] = {
     "attention-weights": ("tinygpt.attention's weights softmax(Q K^T / √d_k), row by row",
@@ -255,7 +272,12 @@ REFERENCES: dict[str, tuple[str, tuple[tuple[int, int, int], ...], Callable[...,
     # P(token_i) = exp(logits_i) / Σ exp(logits_j), read through formulas/plain.py's entries
     "softmax-entries": ("tinygpt.softmax of the logits, entry by entry", ((0, 6, 0), (1, 5, 0)),
                         _softmax_entries),
+    # P(x) = softmax(logits / T) = exp(logits_i / T) / Σ exp(logits_j / T): a chain (chains.py)
+    "softmax-temperature": ("tinygpt's softmax(apply_temperature(logits, T))",
+                            ((0, 6, 0), (1, 5, 0)), _tempered),
 }
+#: references whose formula is a chain of sides, each checked entry by entry (chains.py)
+CHAINS = frozenset({"softmax-temperature"})
 #: references whose formula is plain text with indices as subscripts (logits_i): rewritten
 PLAIN_ENTRIES = frozenset({"softmax-entries"})
 
@@ -272,6 +294,8 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                             start=note.position(printed.start), end=note.position(printed.end),
                             message=f"{hole}: {message}", suggestion=None)
 
+    if name in CHAINS:
+        return _chain_value(what, cases, make, printed.text, value)
     try:
         text = printed.text
         if name in PLAIN_ENTRIES:
@@ -302,6 +326,36 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
                     f"with {f'd_k = {d_k} ' if d_k else ''}(n = {n}, seed {seed}); {what} "
                     f"gives {want:.6g}"))
     return value(VERIFIED, f"the formula agrees with {what} on {len(cases)} inputs")
+
+
+def _chain_value(what: str, cases: Any, make: Callable[..., Any], text: str,
+                 value: Callable[[str, str], Any]) -> Any:
+    """A chain ``name = side = side …``: every side checked entry by entry (chains.py)."""
+    from verifiers.formulas.chains import ChainError, check_chain, read_chain
+    from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED
+
+    def read_side(side: str) -> Any:
+        reader = _Reader(_tokens(side))
+        node = reader.expr()
+        if reader.peek()[0] != "end":
+            raise FormulaError(f"unexpected {reader.peek()[1]!r} after {side.strip()!r}")
+        return node
+
+    try:
+        try:
+            text = entries(text)
+        except ValueError as err:
+            raise FormulaError(str(err)) from None
+        sides = read_chain(text, read_side)
+        for seed, n, d_k in cases:
+            env, expected = make(seed, n, d_k)
+            differs = check_chain(sides, env, expected, _FUNCS)
+            if differs is not None:
+                return value(DISCREPANCY, f"{differs} (n = {n}, T = {env.get('T', 0):.4g}, "
+                             f"seed {seed}): it is not {what}")
+    except (FormulaError, ChainError) as err:
+        return value(UNPARSED, f"cannot read the formula: {err}")
+    return value(VERIFIED, f"every side agrees with {what} on {len(cases)} inputs")
 
 
 def _entries(shape: tuple[int, ...]) -> list[tuple[int, ...]]:

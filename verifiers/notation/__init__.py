@@ -1,0 +1,1 @@
+"""Notation a note declares or implies: the domains of its named quantities (domains.yaml)."""
