@@ -26,6 +26,7 @@ CLAIMS = {c.id: c for c in [
     claim("s2", "symbolic", ref="tinygpt-attention"), claim("p1", "property", law="L"),
     claim("p2", "property", law="L"), claim("p3", "property", law="M"), claim("m1", "model"),
     claim("m2", "model"), claim("q1", "procedure"),
+    claim("s3", "symbolic", ref="attention-weights"),
 ]}
 
 
@@ -35,6 +36,7 @@ def test_groups_keep_a_law_and_the_model_claims_together_in_the_torch_lane():
     lanes = {ids: g.lane for ids, g in groups.items()}
     assert lanes[("p1", "p2")] == lanes[("m1", "m2")] == lanes[("s2",)] == schedule.TORCH
     assert lanes[("q1",)] == schedule.TORCH  # a procedure runs tinygpt
+    assert lanes[("s3",)] == schedule.TORCH  # a plain-text formula checked against tinygpt
     assert lanes[("a1",)] == lanes[("s1",)] == schedule.PLAIN
 
 

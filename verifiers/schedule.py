@@ -47,9 +47,14 @@ class Group:
 
 
 def _needs_torch(claim: Claim) -> bool:
-    """Claims whose checker imports torch (tinygpt): see ``engine._import_checkers``."""
+    """Claims whose checker imports torch (tinygpt): see ``engine._import_checkers``.
+
+    Every ``reference`` is computed by tinygpt: the LaTeX ones (``tinygpt-…``,
+    formulas/code.py) and the plain-text ones (``attention-weights``, formulas/holes.py)
+    alike; one of the latter in the plain lane made the gate import torch for one claim.
+    """
     return (claim.kind in ("property", "model", "procedure") or claim.run is not None
-            or any(ref.startswith("tinygpt-") for ref in claim.reference.values()))
+            or bool(claim.reference))
 
 
 def groups(claims: Mapping[str, Claim], ids: list[str]) -> list[Group]:
