@@ -76,6 +76,13 @@ def test_from_sources_selects_one_round():
         main(["--source", "no-such-round-*"])
 
 
+def test_sixth_round_counts():
+    """The sixth held-out round (fresh6) has 6 edits per kind, every one held out."""
+    fresh6 = from_sources(load_corpus(), ["fresh6-*"])
+    assert Counter(e.kind for e in fresh6) == dict.fromkeys(KINDS, 6)
+    assert all(e.held_out and e.id.startswith("h6-") for e in fresh6)
+
+
 def test_apply_reports_the_edited_lines():
     edit = Edit("x", "arithmetic", "n.txt", "b\nc", "B\nC\nD", "why")
     edited, lines = edit.apply("a\nb\nc\nd\n")

@@ -23,6 +23,14 @@ def test_new_notes_corpus_size_and_kinds():
     assert len({e.id for e in CORPUS}) == len(CORPUS), "duplicate ids"
 
 
+def test_round4_counts():
+    """Round 4 (heldout-notes-round4.yaml): 12 edits of the plain-text note label-smoothing.txt,
+    every kind at least once."""
+    round4 = [e for e in NEW if e.source == "heldout-notes-round4.yaml"]
+    assert len(round4) == 12 and {e.note for e in round4} == {"label-smoothing.txt"}
+    assert set(Counter(e.kind for e in round4)) == set(KINDS)
+
+
 @pytest.mark.parametrize("edit", NEW, ids=[e.id for e in NEW])
 def test_new_notes_edit_is_well_formed(edit: Edit):
     text = (ROOT / edit.notes_dir / edit.note).read_bytes().decode("utf-8")
