@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ChainError", "check_chain", "read_chain"]
@@ -24,9 +24,10 @@ class ChainError(ValueError):
     """A chain this reader cannot read or evaluate (``unparsed``)."""
 
 
-# The reader of one side and its functions are holes.py's, passed in by its caller (holes.py
+# The reader of one side and its evaluator are holes.py's, passed in by its caller (holes.py
 # calls this module; importing it back would make a cycle).
 ReadSide = Callable[[str], Any]
+EvaluateSide = Callable[[Any, dict[str, int], int], float]
 
 _LEFT = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*\s*(?:\(\s*[A-Za-z][A-Za-z0-9_]*\s*\)"
                    r"|\[\s*[ijk]\s*\])?\s*$")  # P, P(x), P[i]
@@ -68,61 +69,16 @@ def _free(node: Any, bound: frozenset[str] = frozenset()) -> set[str]:
     return set()
 
 
-def _value(node: Any, env: dict[str, Any], index: dict[str, int], at: int, n: int,
-           funcs: Mapping[str, Callable[[float], float]]) -> float:
-    kind = node[0]
-    if kind == "num":
-        return node[1]
-    if kind == "name":
-        if node[1] in index:
-            return float(index[node[1]])
-        if node[1] not in env:
-            raise ChainError(f"{node[1]!r} is not an input of the reference "
-                               f"({', '.join(sorted(env))})")
-        value = env[node[1]]
-        return float(value[at]) if hasattr(value, "__len__") else float(value)
-    if kind == "entry":
-        if node[1] not in env:
-            raise ChainError(f"{node[1]!r} is not an input of the reference")
-        try:
-            return float(env[node[1]][tuple(index[i] for i in node[2])])
-        except KeyError as err:
-            raise ChainError(f"index {err.args[0]!r} is not bound here") from None
-    if kind == "neg":
-        return -_value(node[1], env, index, at, n, funcs)
-    if kind == "sum":
-        return math.fsum(_value(node[2], env, {**index, node[1]: k}, at, n, funcs)
-                         for k in range(n))
-    if kind == "call" and node[1] == "softmax":  # of a whole vector: its entry here
-        row = [_value(node[2], env, index, k, n, funcs) for k in range(n)]
-        top = max(row)
-        exps = [math.exp(v - top) for v in row]
-        return exps[at] / math.fsum(exps)
-    if kind == "call":
-        x = _value(node[2], env, index, at, n, funcs)
-        try:
-            return funcs[node[1]](x)
-        except (ValueError, OverflowError) as err:
-            raise ChainError(f"{node[1]}({x:g}): {err}") from None
-    a, b = _value(node[2], env, index, at, n, funcs), _value(node[3], env, index, at, n, funcs)
-    op = node[1]
-    try:
-        return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" \
-            else a / b if op == "/" else a ** b
-    except (ZeroDivisionError, OverflowError) as err:
-        raise ChainError(f"{a:g} {op} {b:g}: {err}") from None
-
-
-def check_chain(sides: list[Any], env: dict[str, Any], expected: Any,
-                funcs: Mapping[str, Callable[[float], float]]) -> str | None:
-    """How the first side that differs from the reference's vector differs; None if none."""
+def check_chain(sides: list[Any], expected: Any, value: EvaluateSide) -> str | None:
+    """How the first side that differs from the reference's vector differs; None if none.
+    ``value(side, index, at)``: the side's entry ``at`` (holes.py's evaluator, passed in)."""
     n = len(expected)
     for number, side in enumerate(sides, start=2):
         free = sorted(_free(side))
         if len(free) > 1:
             raise ChainError(f"side {number} has more than one free index ({', '.join(free)})")
         for at in range(n):
-            got = _value(side, env, {free[0]: at} if free else {}, at, n, funcs)
+            got = value(side, {free[0]: at} if free else {}, at)
             want = float(expected[at])
             if not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
                 return (f"side {number} of the chain gives entry {at} = {got:.6g}; the "

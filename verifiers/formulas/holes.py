@@ -157,8 +157,11 @@ def read_definition(text: str) -> Definition:
     return Definition(lhs[1], lhs[2] if lhs[0] == "entry" else (), body)
 
 
-def evaluate(node: Any, env: dict[str, Any], index: dict[str, int], extent: int) -> float:
-    """The value of a read expression; ``Σ_j`` runs j over ``range(extent)``."""
+def evaluate(node: Any, env: dict[str, Any], index: dict[str, int], extent: int,
+             at: int | None = None) -> float:
+    """The value of a read expression; ``Σ_j`` runs j over ``range(extent)``. In a chain
+    (chains.py) ``at`` is the entry being checked: a bare vector name is its entry there,
+    and ``softmax(…)`` of a whole vector is evaluated over all ``extent`` entries."""
     kind = node[0]
     if kind == "num":
         return node[1]
@@ -168,29 +171,36 @@ def evaluate(node: Any, env: dict[str, Any], index: dict[str, int], extent: int)
         if node[1] not in env:
             raise FormulaError(f"{node[1]!r} is not an input of the reference "
                                f"({', '.join(sorted(env))})")
-        return float(env[node[1]])
+        value = env[node[1]]
+        return float(value[at]) if at is not None and hasattr(value, "__len__") else float(value)
     if kind == "entry":
         if node[1] not in env:
             raise FormulaError(f"{node[1]!r} is not an input of the reference")
         try:
-            at = tuple(index[i] for i in node[2])
+            where = tuple(index[i] for i in node[2])
         except KeyError as err:
             raise FormulaError(f"index {err.args[0]!r} is not bound here") from None
-        return float(env[node[1]][at])
+        return float(env[node[1]][where])
     if kind == "neg":
-        return -evaluate(node[1], env, index, extent)
+        return -evaluate(node[1], env, index, extent, at)
+    if kind == "call" and node[1] in _VECTOR_FUNCS and at is not None:  # softmax of a vector
+        row = [evaluate(node[2], env, index, extent, k) for k in range(extent)]
+        top = max(row)
+        exps = [math.exp(v - top) for v in row]
+        return exps[at] / math.fsum(exps)
     if kind == "call":
         if node[1] not in _FUNCS:
             raise FormulaError(f"{node[1]} of a whole vector is read in a chain only")
-        x = evaluate(node[2], env, index, extent)
+        x = evaluate(node[2], env, index, extent, at)
         try:
             return _FUNCS[node[1]](x)
         except (ValueError, OverflowError) as err:
             raise FormulaError(f"{node[1]}({x:g}): {err}") from None
     if kind == "sum":
-        return math.fsum(evaluate(node[2], env, {**index, node[1]: k}, extent)
+        return math.fsum(evaluate(node[2], env, {**index, node[1]: k}, extent, at)
                          for k in range(extent))
-    a, b = evaluate(node[2], env, index, extent), evaluate(node[3], env, index, extent)
+    a = evaluate(node[2], env, index, extent, at)
+    b = evaluate(node[3], env, index, extent, at)
     op = node[1]
     try:
         return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" \
@@ -349,7 +359,9 @@ def _chain_value(what: str, cases: Any, make: Callable[..., Any], text: str,
         sides = read_chain(text, read_side)
         for seed, n, d_k in cases:
             env, expected = make(seed, n, d_k)
-            differs = check_chain(sides, env, expected, _FUNCS)
+            extent = len(expected)
+            differs = check_chain(sides, expected, lambda side, index, at: evaluate(
+                side, env, index, extent, at))  # noqa: B023 (called in this iteration)
             if differs is not None:
                 return value(DISCREPANCY, f"{differs} (n = {n}, T = {env.get('T', 0):.4g}, "
                              f"seed {seed}): it is not {what}")
