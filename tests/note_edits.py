@@ -26,3 +26,22 @@ def run_edited(tmp_path: Path, claim_id: str, note: str, find: str, replace: str
     path.write_text(text.replace(find, replace), encoding="utf-8")
     (edited,) = run(notes, ROOT / "claims", select=lambda c: c.id == claim_id).verdicts
     return edited, line
+
+
+def check_project(tmp_path: Path, note: str, claims: str, monkeypatch: Any, capsys: Any
+                  ) -> tuple[int, dict[str, dict]]:
+    """``notecheck check`` on a project of one note ``n.txt`` and one claim file: the exit
+    code and the JSON report's claims by id (the body several small-project tests share)."""
+    import json
+
+    from verifiers.cli import main
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
+    (tmp_path / "claims" / "n").mkdir(parents=True)
+    (tmp_path / "claims" / "n" / "c.yaml").write_text(claims, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "--no-cache", "-j", "1", "--json", "out.json"])
+    capsys.readouterr()
+    report = json.loads(Path("out.json").read_text(encoding="utf-8"))
+    return code, {c["id"]: c for c in report["claims"]}

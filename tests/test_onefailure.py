@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.note_edits import check_project
 from verifiers.cli import main
 
 NOTE = """第 1 章
@@ -198,15 +199,7 @@ claims:
 
 
 def _table(tmp_path: Path, note: str, capsys, monkeypatch) -> tuple[int, dict[str, dict]]:
-    (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
-    (tmp_path / "claims" / "n").mkdir(parents=True)
-    (tmp_path / "claims" / "n" / "c.yaml").write_text(TABLE_CLAIMS, encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    code = main(["check", "--no-cache", "-j", "1", "--json", "out.json"])
-    capsys.readouterr()
-    data = json.loads(Path("out.json").read_text(encoding="utf-8"))
-    return code, {c["id"]: c for c in data["claims"]}
+    return check_project(tmp_path, note, TABLE_CLAIMS, monkeypatch, capsys)
 
 
 def test_the_unedited_table_verifies(tmp_path, capsys, monkeypatch):

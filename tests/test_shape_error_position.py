@@ -7,10 +7,9 @@ position; it now names the hole's file:line:col like every other verdict.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from verifiers.cli import main
+from tests.note_edits import check_project
 
 NOTE = "第 1 章\n1.1 累积\n概率 [0.5, 0.25, 0.25]，阈值 P = 0.7\n累积：0.5 → 0.75 → 1.0\n"
 CLAIMS = """note: n.txt
@@ -31,15 +30,7 @@ claims:
 
 
 def _run(tmp_path: Path, monkeypatch, capsys, note: str) -> tuple[int, dict]:
-    (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
-    (tmp_path / "claims" / "n").mkdir(parents=True)
-    (tmp_path / "claims" / "n" / "c.yaml").write_text(CLAIMS, encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    code = main(["check", "--no-cache", "-j", "1", "--json", "out.json"])
-    capsys.readouterr()
-    report = json.loads(Path("out.json").read_text(encoding="utf-8"))
-    return code, {c["id"]: c for c in report["claims"]}
+    return check_project(tmp_path, note, CLAIMS, monkeypatch, capsys)
 
 
 def test_unedited_list_verifies(tmp_path, monkeypatch, capsys):
