@@ -83,6 +83,15 @@ def test_sixth_round_counts():
     assert all(e.held_out and e.id.startswith("h6-") for e in fresh6)
 
 
+def test_seventh_round_counts():
+    """The seventh held-out round (fresh7) has 6 edits per kind over all three notes, every one
+    held out."""
+    fresh7 = from_sources(load_corpus(), ["fresh7-*"])
+    assert Counter(e.kind for e in fresh7) == dict.fromkeys(KINDS, 6)
+    assert all(e.held_out and e.id.startswith("h7-") for e in fresh7)
+    assert len({e.note for e in fresh7}) == 3
+
+
 def test_apply_reports_the_edited_lines():
     edit = Edit("x", "arithmetic", "n.txt", "b\nc", "B\nC\nD", "why")
     edited, lines = edit.apply("a\nb\nc\nd\n")

@@ -31,6 +31,14 @@ def test_round4_counts():
     assert set(Counter(e.kind for e in round4)) == set(KINDS)
 
 
+def test_round5_counts():
+    """Round 5 (heldout-notes-round5.yaml): 12 edits of the Chinese Markdown note lora-int8.md,
+    every kind at least once."""
+    round5 = [e for e in NEW if e.source == "heldout-notes-round5.yaml"]
+    assert len(round5) == 12 and {e.note for e in round5} == {"lora-int8.md"}
+    assert set(Counter(e.kind for e in round5)) == set(KINDS)
+
+
 @pytest.mark.parametrize("edit", NEW, ids=[e.id for e in NEW])
 def test_new_notes_edit_is_well_formed(edit: Edit):
     text = (ROOT / edit.notes_dir / edit.note).read_bytes().decode("utf-8")
