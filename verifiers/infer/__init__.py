@@ -38,6 +38,7 @@ from verifiers.infer.coefficients import coefficient_candidates
 from verifiers.infer.dtypes import dtype_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.fenced import fenced_program_claims
+from verifiers.infer.orders import order_claims
 from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
@@ -169,6 +170,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
             report.covered_starts.update(
                 lit.start for lit in note.literals_in(tok[0], tok[1]) if lit.start in open_starts)
     report.claims += fenced_program_claims(result.notes, note_name, stem, existing)
+    report.claims += order_claims(result.notes, note_name, stem, existing)
     return report
 
 
