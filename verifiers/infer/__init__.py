@@ -38,7 +38,6 @@ from verifiers.infer.coefficients import coefficient_candidates
 from verifiers.infer.dtypes import dtype_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.fenced import fenced_program_claims
-from verifiers.infer.orders import order_claims
 from verifiers.infer.formulas import formula_row_candidates
 from verifiers.infer.grams import gram_candidates
 from verifiers.infer.headers import expression_cell_candidates, header_formula_candidates
@@ -46,6 +45,7 @@ from verifiers.infer.instances import instance_candidates
 from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.orders import order_claims
 from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates

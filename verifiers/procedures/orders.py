@@ -147,9 +147,26 @@ def _runs() -> tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]:
             opts = {**base, "strategy": strategy, "temperature": 0.7, "top_k": 3,
                     "top_p": 0.9} if strategy == "sample" else {**base, "strategy": strategy}
             out.append((f"decoding ({strategy}, {arrangement}-LN)",
-                        _with_ends(recorded(TraceSpec("decoding", opts)))))
+                        _with_ends(_used(recorded(TraceSpec("decoding", opts))))))
     out.append(("BPE training", _with_ends(recorded(TraceSpec("bpe", {})))))
     return tuple(out)
+
+
+def _used(events: list[Any]) -> list[Any]:
+    """A decoding step without what its forward pass computes after the logits for reading
+    only (``forward_trace``'s softmax ``p``): the loop chooses from the logits, with its own
+    temperature and softmax."""
+    out, after_logits = [], False
+    for name, path in events:
+        inside = bool(path) and path[0] == "forward"
+        if not inside:
+            after_logits = False
+        elif name == "logits":
+            after_logits = True
+        elif after_logits:
+            continue
+        out.append((name, path))
+    return out
 
 
 def _with_ends(events: list[Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -186,7 +203,13 @@ def _visible(events: tuple[tuple[str, tuple[str, ...]], ...], ops: list[str]) ->
             for path in paths:
                 if len(path) == depth:
                     opened.update(path)
-    return [name for name, path in events if all(s in opened for s in path)]
+    seen = [(name, path) for name, path in events if all(s in opened for s in path)]
+    # an operation done at several depths is read at the deepest one the reading opened
+    # (a softmax after A · V inside an opened attention is that attention's softmax, not
+    # the later one over the logits)
+    deepest = {op: max((len(p) for n, p in seen if _matches(op, n)), default=0) for op in ops}
+    return [name if not any(_matches(op, name) and len(path) < deepest[op] for op in ops)
+            else "" for name, path in seen]
 
 
 def _embed(seen: list[str], ops: list[str]) -> int:
@@ -303,7 +326,7 @@ def _check_ops(read_ops: list[tuple[str, Item]]) -> list[Finding]:
     before = [o for o, _ in read_ops[:k]]
     first = next((o for o in before if op in seen and o in seen
                   and seen.index(op) < seen.index(o)), None)
-    where = f"tinygpt's {run}: {' → '.join(dict.fromkeys(seen))}"
+    where = f"tinygpt's {run}: {' → '.join(n for n in dict.fromkeys(seen) if n)}"
     why = f"tinygpt does {op} before {first}" if first else \
         f"no run of tinygpt does {op} after {' → '.join(before)}"
     return [_finding(item, "discrepancy", item.text, "",
@@ -346,10 +369,13 @@ def _loop_ops() -> frozenset[str]:
     from verifiers.procedures.spec import TraceSpec
     from verifiers.procedures.trace import recorded
 
-    events = recorded(TraceSpec("decoding", {"strategy": "greedy", "new_tokens": 2}))
-    names = [name for name, _ in events]
-    first = names.index("append")
-    return frozenset(names[first + 1:])
+    out: set[str] = set()
+    for opts in ({"strategy": "greedy"},
+                 {"strategy": "sample", "temperature": 0.7, "top_k": 3, "top_p": 0.9}):
+        events = recorded(TraceSpec("decoding", {**opts, "new_tokens": 2}))
+        names = [name for name, _ in events]
+        out.update(names[names.index("append") + 1:])
+    return frozenset(out)
 
 
 def _check_refs(block: str) -> list[Finding]:

@@ -35,8 +35,9 @@ _SEP = re.compile(r"[：:，,。；;！？“”「」《》\"（）()【】]|\s
 _LETTER = re.compile(r"[^\W\d_]")
 _PIECE = re.compile(r"[^，,、]+")
 _BREAK = re.compile(r"[“”「」；;。！？]+[^“”「」；;。！？]*[“”「」；;。！？]+|[“”「」；;。！？]+")
-_ORDER_WORDS = re.compile(r"(?:^|[，,；;。\s])(先|首先|再|然后|接着|随后|最后|之后|"
-                          r"first|then|next|finally|after that)(?=\S)", re.IGNORECASE)
+_ORDER_WORDS = re.compile(r"(首先|先|再|然后|接着|随后|最后|之后|"
+                          r"(?:(?<=^)|(?<=[，,；;。\s]))(?:first|then|next|finally|after that))"
+                          r"(?=\S)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
