@@ -1,5 +1,6 @@
-"""Printed orders (pipelines, box diagrams, chains of quantities, step references) read from
-the note and checked against tinygpt (``verifiers/procedures/orders.py``).
+"""Printed orders (pipelines, box diagrams, chains of quantities, step references) and mode
+tables read from the note and checked against tinygpt (``verifiers/procedures/orders.py``,
+``modes.py``).
 
 * ``printed_order`` — a code hole hands the block as the note prints it now; every sequence
   in it is judged by the locator (one finding per sequence or step reference). The example
@@ -11,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from tinygpt.examples import example
+from verifiers.procedures.modes import mode_findings
 from verifiers.procedures.orders import order_findings
 from verifiers.programs.codehole import Finding, locator
 
@@ -20,7 +22,7 @@ __all__ = ["printed_order", "printed_order_findings"]
 @locator("printed_order")
 def printed_order_findings(block: str, quote: str, first_line: int) -> list[Finding]:
     """Each sequence of the block, verified or a discrepancy at its first wrong item."""
-    found = order_findings(block)
+    found = order_findings(block) + mode_findings(block)
     if not found:
         return [Finding(1, 0, 1, "error", "order", "", "",
                         "no printed order the vocabularies read in this block "
@@ -31,4 +33,5 @@ def printed_order_findings(block: str, quote: str, first_line: int) -> list[Find
 @example("printed_order")
 def printed_order(program: str, text: str = "") -> dict[str, torch.Tensor]:
     """The number of findings (the locator judges each)."""
-    return {"outputs": torch.tensor(float(len(order_findings(program))), dtype=torch.float64)}
+    n = len(order_findings(program)) + len(mode_findings(program))
+    return {"outputs": torch.tensor(float(n), dtype=torch.float64)}

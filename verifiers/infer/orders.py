@@ -69,9 +69,20 @@ def _end(lines: list[str], first: int, last: int, start: int, items: frozenset[i
 
     inside = [k for k in range(last, first, -1) if k not in items and ok(k)]
     after = [k for k in range(last + 1, min(hi, last + 6)) if ok(k)]
-    items_too = [k for k in range(last, first, -1) if ok(k)]  # an item line, last resort
-    k = (inside or after or items_too or [None])[0]
-    return None if k is None else (k, _marker(lines[k]))
+    if inside or after:
+        k = (inside or after)[0]
+        return k, _marker(lines[k])
+    # last resort: the longest item of the last line (a swap or a move keeps it on its line)
+    from verifiers.procedures.sequences import sequences
+
+    for k in range(last, first - 1, -1):
+        if k not in items:
+            continue
+        texts = sorted((it.text for seq in sequences(lines[k]) for it in seq.items),
+                       key=len, reverse=True) or [_marker(lines[k])]
+        return next(((k, t) for t in texts if len(t) >= 2
+                     and not any(t in lines[j] for j in range(start, k))), None)
+    return None
 
 
 def _box(line: str) -> bool:
@@ -94,21 +105,97 @@ def _sites(note: Note) -> list[tuple[int, int, frozenset[int]]]:
         while _box(lines[last]) and last + 1 < len(lines) and _box(lines[last + 1]):
             last += 1
         items = frozenset(it.line for it in seq.items)
-        if found and first <= found[-1][1]:
-            a, b, seen = found.pop()
+        found = _merge(found, first, last, items)
+    for first, last in _ref_sites(lines):
+        found = _merge(sorted(found), first, last, frozenset())
+    return sorted(found)
+
+
+def _merge(found: list[tuple[int, int, frozenset[int]]], first: int, last: int,
+           items: frozenset[int]) -> list[tuple[int, int, frozenset[int]]]:
+    """``found`` with the site (first, last) added, merged with the sites it overlaps."""
+    keep = []
+    for a, b, seen in found:
+        if a <= last and first <= b:
             first, last, items = min(a, first), max(b, last), seen | items
-        found.append((first, last, items))
-    return found
+        else:
+            keep.append((a, b, seen))
+    return [*keep, (first, last, items)]
 
 
-def order_claims(notes: dict[str, Note], note_name: str, stem: str,
-                 existing: set[str]) -> list[Inferred]:
-    """One verified ``printed_order`` claim per site whose block reads."""
+def _ref_sites(lines: list[str]) -> list[tuple[int, int]]:
+    """(first step's line, reference's line) of each step reference under numbered steps."""
+    from verifiers.procedures.orders import _REF
+
+    out = []
+    for k, line in enumerate(lines):
+        if not _REF.search(line):
+            continue
+        start = next((j for j in range(k, max(-1, k - 40), -1)
+                      if re.match(r"^[\s│┃|]*1(?:\. |、|\.)", lines[j])), None)
+        if start is not None:
+            out.append((start, k))
+    return out
+
+
+def _entry(cid: str, label: str | None, quote: str, start: str, end: str) -> str:
     import json
+
+    return "\n".join(_head(cid, label, SAYS, quote) + [
+        "    kind: model",
+        f"    code: {{from: {json.dumps(start, ensure_ascii=False)}, "
+        f"to: {json.dumps(end, ensure_ascii=False)}}}",
+        "    run:",
+        "      example: printed_order",
+        "      text: true",
+        "      outputs: {n: outputs}"]) + "\n"
+
+
+def _keep(notes: dict[str, Note], note_name: str, cid: str, entry: str,
+          existing: set[str]) -> Inferred | None:
+    if cid in existing:
+        return None
+    verdict = _evaluate(notes, note_name, cid, entry)
+    if verdict is None or getattr(verdict, "status", "") != "verified":
+        return None
+    existing.add(cid)
+    return Inferred(cid, entry, "verified", "order", (), ())
+
+
+def _row_claims(notes: dict[str, Note], note_name: str, stem: str,
+                existing: set[str]) -> list[Inferred]:
+    """One claim per row of a mode table: from its header to the row's label."""
+    from verifiers.procedures.modes import _cells, mode_findings, table_rows
 
     note = notes[note_name]
     lines = note.text.split("\n")
     out: list[Inferred] = []
+    for k, _, head in table_rows(note.text):
+        label = _cells(lines[k])[0][0]
+        block = "\n".join(lines[head:k + 1])
+        if len(label) < 2 or any(label in ln for ln in lines[head:k]) or \
+                not mode_findings(block):
+            continue
+        section = note.section_at(note.offset(head + 1, 1))
+        scope = (section.start, section.end) if section else (0, len(note.text))
+        quote = lines[head].strip()
+        if note.text.count(quote, *scope) != 1:
+            continue
+        name = section.label if section else None
+        cid = claim_id(stem, name, f"mode-row:{quote}:{label}")
+        got = _keep(notes, note_name, cid, _entry(cid, name, quote, quote, label), existing)
+        if got is not None:
+            out.append(got)
+    return out
+
+
+def order_claims(notes: dict[str, Note], note_name: str, stem: str,
+                 existing: set[str]) -> list[Inferred]:
+    """One verified ``printed_order`` claim per site whose block reads (and per row of a
+    mode table)."""
+    note = notes[note_name]
+    lines = note.text.split("\n")
+    out: list[Inferred] = _row_claims(notes, note_name, stem, existing)
     blocks: set[tuple[int, int]] = set()
     for first, last, items in _sites(note):
         offset = note.offset(first + 1, 1)
@@ -128,22 +215,11 @@ def order_claims(notes: dict[str, Note], note_name: str, stem: str,
             continue
         label = section.label if section else None
         cid = claim_id(stem, label, f"order:{quote}:{marker}")
-        if cid in existing:
-            continue
-        entry = "\n".join(_head(cid, label, SAYS, quote) + [
-            "    kind: model",
-            f"    code: {{from: {json.dumps(quote, ensure_ascii=False)}, "
-            f"to: {json.dumps(marker, ensure_ascii=False)}}}",
-            "    run:",
-            "      example: printed_order",
-            "      text: true",
-            "      outputs: {n: outputs}"]) + "\n"
-        verdict = _evaluate(notes, note_name, cid, entry)
-        if verdict is None or getattr(verdict, "status", "") != "verified":
+        got = _keep(notes, note_name, cid, _entry(cid, label, quote, quote, marker), existing)
+        if got is None:
             continue
         blocks.add((start, end))
-        existing.add(cid)
-        out.append(Inferred(cid, entry, "verified", "order", (), ()))
+        out.append(got)
     return out
 
 

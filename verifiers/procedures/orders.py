@@ -118,6 +118,8 @@ def _mode(seq: Sequence) -> tuple[str, list[tuple[str, Item]]]:
     if seq.shape == "chain" and len(quantities) >= 3 and len(quantities) * 2 >= len(seq.items):
         return "quantities", quantities
     ops = _read_ops(seq)
+    if seq.shape == "sentence" and len(ops) < min(3, len(seq.items)):
+        return "", []  # prose with 先…再: read only when its items are operations
     return ("operations", ops) if len(ops) >= 2 else ("", [])
 
 
@@ -336,7 +338,8 @@ def _check_ops(read_ops: list[tuple[str, Item]]) -> list[Finding]:
 # --------------------------------------------------------------------------- step references
 
 _REF = re.compile(r"(?:重复|回到|返回|repeat|go back to)\s*(?:第\s*)?(?:步骤|steps?\s*)?\s*"
-                  r"(\d{1,2})(?:\s*(?:~|～|-|–|—|到|至|to)\s*(\d{1,2}))?\s*步?", re.IGNORECASE)
+                  r"(\d{1,2})(?:\s*(?:~|～|-|–|—|到|至|、|，|,|和|and|to)\s*(\d{1,2}))?\s*步?",
+                  re.IGNORECASE)
 _NUMBERED = re.compile(r"^[\s│┃|]*(\d{1,2})(?:\. |、|\.)\s*(\S.*?)[\s│┃|]*$")
 
 
@@ -363,28 +366,32 @@ def _step_refs(block: str) -> list[tuple[int, re.Match[str]]]:
 
 
 @functools.cache
-def _loop_ops() -> frozenset[str]:
-    """The operations tinygpt's decoding loop runs again for each new token (the events
-    between the first token appended and the second)."""
+def _loops() -> tuple[tuple[str, frozenset[str]], ...]:
+    """(run, the operations its loop runs again): tinygpt's decoding loop for the next token
+    (the events between the first token appended and the second) and BPE's merge rounds
+    (the events after the first merge, before its stop)."""
     from verifiers.procedures.spec import TraceSpec
     from verifiers.procedures.trace import recorded
 
-    out: set[str] = set()
+    decoding: set[str] = set()
     for opts in ({"strategy": "greedy"},
                  {"strategy": "sample", "temperature": 0.7, "top_k": 3, "top_p": 0.9}):
-        events = recorded(TraceSpec("decoding", {**opts, "new_tokens": 2}))
-        names = [name for name, _ in events]
-        out.update(names[names.index("append") + 1:])
-    return frozenset(out)
+        names = [n for n, _ in recorded(TraceSpec("decoding", {**opts, "new_tokens": 2}))]
+        decoding.update(names[names.index("append") + 1:])
+    bpe = [n for n, _ in recorded(TraceSpec("bpe", {}))]
+    rounds = set(bpe[bpe.index("merge") + 1:]) - {"stop"}
+    return (("decoding loop", frozenset(decoding)), ("BPE merge loop", frozenset(rounds)))
 
 
 def _check_refs(block: str) -> list[Finding]:
     steps = _numbered(block)
-    loop = _loop_ops()
     out = []
     for k, m in _step_refs(block):
         here = max((n for n, (line, _) in steps.items() if line <= k), default=max(steps))
-        inside = [n for n in sorted(steps) if n < here and _in_loop(steps[n][1], loop)]
+        # the loop whose operations the steps before the reference name most often
+        loop_name, inside = max(
+            ((name, [n for n in sorted(steps) if n < here and _in_loop(steps[n][1], ops)])
+             for name, ops in _loops()), key=lambda x: len(x[1]))
         if not inside:
             continue
         a, b = inside[0], inside[-1]
@@ -395,19 +402,19 @@ def _check_refs(block: str) -> list[Finding]:
         if (got_a, got_b) == (a, b) or (not m[2] and got_a == a):
             out.append(_finding(item, "verified", said, want,
                                 f"step reference {m[0]!r}: steps {a}–{b} are the ones "
-                                f"tinygpt's decoding loop runs again for the next token"))
+                                f"tinygpt's {loop_name} runs again"))
         else:
             names = ", ".join(f"{n}. {steps[n][1][:24]}" for n in inside)
             out.append(_finding(item, "discrepancy", said, want, (
-                f"step reference {m[0]!r}: tinygpt's decoding loop runs steps {a}–{b} again "
-                f"for the next token ({names}); the note repeats {said}")))
+                f"step reference {m[0]!r}: tinygpt's {loop_name} runs steps {a}–{b} again "
+                f"({names}); the note repeats {said}")))
     return out
 
 
 def _in_loop(text: str, loop: frozenset[str]) -> bool:
     key = _scan(text)
     ops = read.ops_of(key) if key else None
-    return bool(ops) and any(o in loop or o == "block" for o in ops)
+    return bool(ops) and any(o in loop or (o == "block" and "attention" in loop) for o in ops)
 
 
 def order_findings(block: str) -> list[Finding]:
