@@ -191,3 +191,41 @@ def test_inferred_order_claims_judge_an_edit(tmp_path: Path, monkeypatch: pytest
     out = capsys.readouterr().out
     assert any(ln.startswith("notes/n.txt:35:") and "discrepancy" in ln
                for ln in out.splitlines()), out
+
+
+TABLE = """对照：
+\t训练\t推理
+是否更新参数\t是\t否
+是否计算 Q, K, V\t是\t是
+是否知道标准答案\t是\t否
+是否反向传播\t是\t否
+"""
+
+
+@pytest.mark.parametrize("row,col", [(3, 1), (3, 2), (4, 2), (5, 2), (6, 1)])
+def test_a_flipped_cell_of_a_mode_table_is_a_discrepancy(row: int, col: int) -> None:
+    from verifiers.procedures.modes import mode_findings
+
+    lines = TABLE.split("\n")
+    block = "\n".join(lines[:row])
+    assert [f.status for f in mode_findings(block)] == ["verified", "verified"]
+    cells = lines[row - 1].split("\t")
+    cells[col] = "否" if cells[col] == "是" else "是"
+    edited = "\n".join([*lines[:row - 1], "\t".join(cells)])
+    bad = [f for f in mode_findings(edited) if f.status == "discrepancy"]
+    assert [(f.line, f.printed) for f in bad] == [(row, cells[col])], bad
+
+
+BPE = """构造词表：
+1. 把每个词拆成字的序列。
+2. 统计所有相邻单位对出现的次数。
+3. 把出现最多的那一对合并成一个新单位。
+4. 重复第 2、3 步，直到词表达到目标大小。
+"""
+
+
+def test_a_step_reference_follows_the_loop_of_its_procedure() -> None:
+    assert _bad_lines(BPE) == set()
+    assert [f.status for f in order_findings(BPE)] == ["verified"]
+    assert _bad_lines(BPE.replace("重复第 2、3 步", "重复第 1、3 步")) == {5}
+    assert _bad_lines(BPE.replace("重复第 2、3 步", "重复第 3 步")) == {5}
