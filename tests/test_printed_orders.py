@@ -226,6 +226,10 @@ BPE = """构造词表：
 
 def test_a_step_reference_follows_the_loop_of_its_procedure() -> None:
     assert _bad_lines(BPE) == set()
-    assert [f.status for f in order_findings(BPE)] == ["verified"]
+    assert [f.status for f in order_findings(BPE)] == ["verified", "verified"]
+    lines = BPE.split("\n")
+    lines[2], lines[3] = "2." + lines[3][2:], "3." + lines[2][2:]  # steps 2 and 3 swapped
+    swapped = "\n".join(lines)
+    assert _bad_lines(swapped) & {3, 4}, [f.message for f in order_findings(swapped)]
     assert _bad_lines(BPE.replace("重复第 2、3 步", "重复第 1、3 步")) == {5}
     assert _bad_lines(BPE.replace("重复第 2、3 步", "重复第 3 步")) == {5}

@@ -27,6 +27,7 @@ expected order is written anywhere: it is recorded from tinygpt's code.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -67,11 +68,11 @@ def quantity_of(text: str) -> str | None:
 
 def _scan(text: str) -> str | None:
     """The longest vocabulary word in ``text``, spaces ignored; a Latin word only where it
-    stands alone (the ``A`` of ``Transformer`` is no word), the rightmost on ties (a Chinese
-    phrase ends with its head: 按概率采样 samples)."""
+    stands alone (the ``A`` of ``Transformer`` is no word); on ties a word that is no
+    quantity's name (累加 over 概率 in 累加概率), then the rightmost (按概率采样 samples)."""
     chars = [(c.casefold(), k) for k, c in enumerate(text) if not c.isspace()]
     folded = "".join(c for c, _ in chars)
-    best: tuple[int, int, str] | None = None  # (length, start, word)
+    best: tuple[tuple[int, bool, int], str] | None = None  # ((length, no quantity, at), word)
     for key in read.known_keys():
         k = folded.find(key)
         while k >= 0:
@@ -80,10 +81,11 @@ def _scan(text: str) -> str | None:
                          and text[a - 1].isalnum()) and \
                 not (key[-1].isascii() and key[-1].isalnum() and b < len(text)
                      and text[b].isascii() and text[b].isalnum())
-            if alone and (best is None or (len(key), k) > best[:2]):
-                best = (len(key), k, key)
+            rank = (len(key), _symbols().get(key) is None, k)
+            if alone and (best is None or rank > best[0]):
+                best = (rank, key)
             k = folded.find(key, k + 1)
-    return best[2] if best else None
+    return best[1] if best else None
 
 
 def _op(text: str) -> str | None:
@@ -95,12 +97,39 @@ def _op(text: str) -> str | None:
     return ops[0] if ops else None
 
 
+@functools.cache
+def _alternatives() -> dict[str, tuple[str, ...]]:
+    """Word -> the other operations it may name (``alternatives:`` in vocabulary.yaml:
+    归一化 is a softmax's last step or a LayerNorm)."""
+    root = load(read.VOCABULARY.read_text(encoding="utf-8"))
+    data = root.plain() if root is not None else None
+    table = (data or {}).get("alternatives") or {}
+    return {"".join(str(w).split()).casefold(): tuple(map(str, ops)) for w, ops in table.items()}
+
+
 def _read_ops(seq: Sequence) -> list[tuple[str, Item]]:
     out: list[tuple[str, Item]] = []
     for item in seq.items:
         op = _op(item.text)
         if op is not None and not (out and out[-1][0] == op):
             out.append((op, item))
+    return out
+
+
+def _readings(read_ops: list[tuple[str, Item]]) -> list[list[tuple[str, Item]]]:
+    """Every reading of the items, the plain one first: an ambiguous word (``alternatives``)
+    may name another operation (at most 64 readings)."""
+    options = []
+    for op, item in read_ops:
+        key = _scan(item.text) or ""
+        options.append((op, *[o for o in _alternatives().get(key, ()) if o != op]))
+    out = []
+    for choice in itertools.islice(itertools.product(*options), 64):
+        ops: list[tuple[str, Item]] = []
+        for op, (_, item) in zip(choice, read_ops, strict=True):
+            if not (ops and ops[-1][0] == op):
+                ops.append((op, item))
+        out.append(ops)
     return out
 
 
@@ -132,7 +161,7 @@ def _runs() -> tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]:
     from tinygpt import TinyGPT
     from tinygpt.steps import recording
     from verifiers.procedures.spec import TraceSpec
-    from verifiers.procedures.trace import _config, recorded
+    from verifiers.procedures.trace import _config, compress, recorded
 
     out = []
     for arrangement in ("pre", "post"):
@@ -150,7 +179,10 @@ def _runs() -> tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]:
                     "top_p": 0.9} if strategy == "sample" else {**base, "strategy": strategy}
             out.append((f"decoding ({strategy}, {arrangement}-LN)",
                         _with_ends(_used(recorded(TraceSpec("decoding", opts))))))
-    out.append(("BPE training", _with_ends(recorded(TraceSpec("bpe", {})))))
+    # BPE's rounds are one loop: seen once (``repeat`` after it), so an order inside a round
+    # is not satisfied by the next round (merge → count is no order of one round)
+    rounds = compress([name for name, _ in recorded(TraceSpec("bpe", {}))])
+    out.append(("BPE training", tuple((name, ()) for name in rounds)))
     return tuple(out)
 
 
@@ -317,8 +349,15 @@ def _check_quantities(read_q: list[tuple[str, Item]]) -> list[Finding]:
     return out
 
 
-def _check_ops(read_ops: list[tuple[str, Item]]) -> list[Finding]:
-    k, run, seen = _judge_ops(read_ops)
+def _check_ops(plain: list[tuple[str, Item]]) -> list[Finding]:
+    read_ops = plain
+    for reading in _readings(plain):
+        k, run, seen = _judge_ops(reading)
+        if k == len(reading):
+            read_ops = reading
+            break
+    else:
+        k, run, seen = _judge_ops(plain)
     said = " → ".join(f"{it.text} ({op})" for op, it in read_ops)
     if k == len(read_ops):
         last = read_ops[-1][1]

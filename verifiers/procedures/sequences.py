@@ -11,7 +11,8 @@ Shapes read:
 * a vertical diagram: item lines joined by lines that hold only a frame and one ``↓``
   (``│ ↓ │``); an item line's item is its text before an arrow to its result
   (``Softmax (3×3) ──→ A：…`` reads ``Softmax (3×3)``), a branch line (``├─→``) ends it;
-* a sentence of order words: ``先 A，再 B，然后 C``, ``first … then … finally``.
+* a sentence of order words: ``先 A，再 B，然后 C``, ``first … then … finally``;
+* numbered steps (``1. ``, ``步骤1：``, ``第1步``, ``Step 1``): each step's first clause.
 
 Each item keeps its place in the block (0-based line, columns), so a finding points at it.
 """
@@ -158,6 +159,43 @@ def _sentence(line: str, k: int) -> Sequence | None:
     return Sequence("sentence", tuple(items)) if len(items) >= 2 else None
 
 
+_NUMBER = re.compile(r"^[\s│┃|]*(?:(\d{1,2})(?:\. |、)|步骤\s*(\d{1,2})\s*[：:]|"
+                     r"第\s*(\d{1,2})\s*步\s*[：:，,]?|Step\s+(\d{1,2})\s*[：:.]?)\s*(\S.*)$",
+                     re.IGNORECASE)
+_CLAUSE = re.compile(r"[，,。；;：:]")
+
+
+def _steps(lines: list[str]) -> list[Sequence]:
+    """Numbered steps 1, 2, 3 … (``1. ``, ``1、``, ``步骤1：``, ``第1步``, ``Step 1``) within a
+    few lines of each other: each step's item is its first clause."""
+    out: list[Sequence] = []
+    run: list[tuple[int, Item]] = []
+
+    def close() -> None:
+        if len(run) >= 2:
+            out.append(Sequence("steps", tuple(it for _, it in run)))
+        run.clear()
+
+    for k, line in enumerate(lines):
+        m = _NUMBER.match(line)
+        if m is None:
+            if run and k - run[-1][1].line > 6:
+                close()
+            continue
+        number = int(next(g for g in m.groups()[:4] if g))
+        a = m.start(5)
+        clause = _CLAUSE.search(line, a)
+        b = _trim(line, a, clause.start() if clause and clause.start() > a else len(line))[1]
+        if not (run and number == run[-1][0] + 1 and k - run[-1][1].line <= 6):
+            close()
+            if number != 1:
+                continue
+        if b > a:
+            run.append((number, Item(line[a:b], k, a, b)))
+    close()
+    return out
+
+
 def sequences(block: str) -> list[Sequence]:
     """Every printed sequence of the block, in order of its first item."""
     lines = block.split("\n")
@@ -168,6 +206,7 @@ def sequences(block: str) -> list[Sequence]:
         if found is not None:
             out.append(found)
     out += _verticals(lines)
+    out += _steps(lines)
     return sorted(out, key=lambda s: (s.items[0].line, s.items[0].col))
 
 
