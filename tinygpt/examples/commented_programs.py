@@ -190,7 +190,7 @@ def split_block(block: str) -> tuple[str, list[tuple[int, str]]]:
     lines = block.split("\n")
     fence = next((k for k, ln in enumerate(lines) if ln.strip().startswith("```")), None)
     if fence is None:
-        return block, []
+        return _split_unfenced(lines)
     program = "\n".join(lines[:fence]) + "\n"
     k = fence + 1
     while k < len(lines) and not lines[k].strip():
@@ -212,6 +212,26 @@ def split_block(block: str) -> tuple[str, list[tuple[int, str]]]:
             out.append((k + 1, lines[k]))
             k += 1
     return program, [(n, t) for n, t in out if t.strip()]
+
+
+def _split_unfenced(lines: list[str]) -> tuple[str, list[tuple[int, str]]]:
+    """A plain-text note's program (no fence): it ends at an unindented marker line
+    (``输出：``, ``Output:``); its output is the lines after the marker, up to a blank line
+    after the first output line. Without a marker the block is all program."""
+    marker = next((k for k, ln in enumerate(lines) if k and ln.strip()
+                   and not ln[:1].isspace() and not ln.lstrip().startswith("#")
+                   and len(ln.strip()) <= 40 and _MARKER.fullmatch(ln.strip())), None)
+    if marker is None:
+        return "\n".join(lines), []
+    program = "\n".join(lines[:marker]).rstrip("\n") + "\n"
+    k = marker + 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    out: list[tuple[int, str]] = []
+    while k < len(lines) and lines[k].strip():
+        out.append((k + 1, lines[k]))
+        k += 1
+    return program, out
 
 
 def _compare(cline: int, col: int, text: str, actual: str | None, where: str

@@ -45,6 +45,7 @@ from verifiers.infer.instances import instance_candidates
 from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
+from verifiers.infer.orders import order_claims
 from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
@@ -169,6 +170,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
             report.covered_starts.update(
                 lit.start for lit in note.literals_in(tok[0], tok[1]) if lit.start in open_starts)
     report.claims += fenced_program_claims(result.notes, note_name, stem, existing)
+    report.claims += order_claims(result.notes, note_name, stem, existing)
     return report
 
 

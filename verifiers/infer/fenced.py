@@ -1,4 +1,4 @@
-"""Pattern family: a printed program whose output the note writes as comments.
+"""Pattern family: a printed program whose output the note writes as comments or after it.
 
 Markdown and plain notes show a small program with what it prints as comments::
 
@@ -16,6 +16,10 @@ it in the jail and compares each commented output with what its ``print`` prints
 is an anchor, the prose line before the program (never program text, so an edit of the
 program is judged, not ``stale``). The claim is written only when it evaluates ``verified``
 on the note as it is.
+
+A plain-text note prints its program unfenced (``import numpy as np`` … ``print(…)``) and
+its output after a marker line (``输出：``); that block is read the same way: the code hole
+runs from the program's first line to the first prose line after the output (``to:``).
 """
 
 from __future__ import annotations
@@ -68,6 +72,14 @@ def _to_marker(lines: list[str], start: int, end: int) -> str | None:
     return marker
 
 
+def _marked_output(text: str, end: int) -> bool:
+    """An unfenced program (a plain-text note) followed, within a few lines, by an output
+    marker (``输出：``) and its output lines."""
+    from verifiers.infer.programs import _lines, _output_block
+
+    return bool(_output_block(_lines(text), end))
+
+
 def fenced_program_claims(notes: dict[str, Note], note_name: str, stem: str,
                           existing: set[str]) -> list[Inferred]:
     """One verified ``program_comments`` claim per program with commented outputs."""
@@ -80,8 +92,9 @@ def fenced_program_claims(notes: dict[str, Note], note_name: str, stem: str,
         program = "\n".join(lines[start:end])
         if any(w in program for w in _UNSTABLE):
             continue
-        to = _to_marker(lines, start, end) if end < len(lines) and \
-            lines[end].strip().startswith("```") else None
+        fenced = end < len(lines) and lines[end].strip().startswith("```")
+        to = _to_marker(lines, start, end) if fenced or _marked_output(note.text, end) \
+            else None
         if to is None and not commented_outputs(program):
             continue
         section = note.section_at(offset)

@@ -11,7 +11,8 @@ from pathlib import Path
 from verifiers.words import normal
 from verifiers.yamlload import load
 
-__all__ = ["VocabularyError", "broader", "known_words", "operations", "ops_of", "prefix",
+__all__ = ["VocabularyError", "broader", "known_keys", "known_words", "operations", "ops_of",
+           "prefix",
            "scan"]
 
 VOCABULARY = Path(__file__).resolve().parent / "vocabulary.yaml"
@@ -54,6 +55,11 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]],
 def ops_of(word: str) -> tuple[str, ...] | None:
     """The operations ``word`` names (usually one), or None when the vocabulary lacks it."""
     return _tables()[0].get(_key(word))
+
+
+def known_keys() -> tuple[str, ...]:
+    """Every word of the vocabulary, as compared (no spaces, case folded)."""
+    return tuple(_tables()[0])
 
 
 def operations() -> set[str]:
