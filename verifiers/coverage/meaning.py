@@ -31,7 +31,8 @@ import bisect
 from dataclasses import dataclass, field
 
 from verifiers import words
-from verifiers.holes import Match, ResolveError, find
+from verifiers.coverage.quotes import find_in
+from verifiers.holes import Match, ResolveError
 from verifiers.meaning import FINDERS, Item
 from verifiers.meaning.statements import cue_spans
 from verifiers.notes import Note
@@ -105,7 +106,7 @@ def _match(note: Note, text: str, section: str | None, near: str | None,
     if not scopes:
         return None
     try:
-        return find(note.text, text, scopes, displays=note.displays, near=near, after=after)
+        return find_in(note, text, scopes, near=near, after=after)
     except ResolveError:
         return None
 
