@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -178,15 +179,26 @@ REAL_NOTES = ("architecture-and-training.txt", "lesson1-text-to-distribution.txt
 AAT_FORMULAS_NOT_READ_YET = 0
 
 
+_CLASSIFIED: dict[tuple[int, str], Any] = {}  # (the session result, note) -> its items
+
+
+def _classified(real_result: Any, note: str) -> Any:
+    """A real note's items classified once for its three kinds (the session's one result)."""
+    from verifiers.coverage.meaning import classify_items
+
+    key = (id(real_result), note)  # real_result lives for the session
+    if key not in _CLASSIFIED:
+        _CLASSIFIED[key] = classify_items(real_result, note)
+    return _CLASSIFIED[key]
+
+
 @pytest.mark.parametrize("note", REAL_NOTES)
 @pytest.mark.parametrize("kind", ["formulas", "statements", "procedures"])
 def test_every_formula_statement_and_procedure_is_covered_or_waived(real_result, note, kind):
     """The gate notices new meaning, not only new numbers: an uncovered formula, law-stating
     sentence or procedure in a real note fails (architecture-and-training's formulas: the
     count left to read, which may only go down)."""
-    from verifiers.coverage.meaning import classify_items
-
-    cov = classify_items(real_result, note)[kind]
+    cov = _classified(real_result, note)[kind]
     where = [f"{note}:{real_result.notes[note].position(it.start)[0]}: {it.text[:60]}"
              for it in cov.uncovered]
     allowed = AAT_FORMULAS_NOT_READ_YET if (note, kind) == (REAL_NOTES[0], "formulas") else 0

@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from verifiers.coverage.meaning import KINDS, KindCoverage, claim_checks, classify_items
+from verifiers.coverage.quotes import find_in, shared_finds
 from verifiers.coverage.strength import ORDER, Strengths, best
-from verifiers.holes import ResolveError, find
+from verifiers.holes import ResolveError
 from verifiers.notes import Literal, Note
 from verifiers.schema import Waiver
 from verifiers.verdicts import RunResult
@@ -126,7 +127,13 @@ class NoteCoverage:
 
 
 def coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]]:
-    """Classify every literal of every note (claims of a full run, and its waivers)."""
+    """Classify every literal of every note (claims of a full run, and its waivers); each
+    quote is searched once for both coverages (:mod:`verifiers.coverage.quotes`)."""
+    with shared_finds():
+        return _coverage(result)
+
+
+def _coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem]]:
     problems: list[WaiverProblem] = []
     out = []
     strengths = Strengths({c.id: c for c in result.claims})
@@ -190,12 +197,11 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
             for u in c.uses.values()}
     spans = []
     for claim in result.claims:
-        if claim.note != name or claim.problems or claim.kind == "property":
-            continue
+        if claim.note != name or claim.problems or claim.kind in ("property", "procedure"):
+            continue  # a procedure reads only word holes (schema): no value or formula span
         scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
         try:
-            match = find(note.text, claim.text, scopes, displays=note.displays,
-                         near=claim.near, after=claim.after)
+            match = find_in(note, claim.text, scopes, near=claim.near, after=claim.after)
         except ResolveError:
             continue  # a stale claim covers nothing
         checks = claim_checks(claim)
@@ -223,8 +229,7 @@ def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:
     scopes = note.scopes(waiver.section) if waiver.section else [(0, len(note.text))]
     if not scopes:
         raise ResolveError(f"section {waiver.section!r} not found in the note")
-    match = find(note.text, waiver.text, scopes, displays=note.displays,
-                 near=waiver.near, after=waiver.after)
+    match = find_in(note, waiver.text, scopes, near=waiver.near, after=waiver.after)
     if match.values:
         return sorted((p.start, p.end) for p in match.values.values())
     return [(match.start, match.end)]

@@ -31,7 +31,8 @@ import bisect
 from dataclasses import dataclass, field
 
 from verifiers import words
-from verifiers.holes import Match, ResolveError, find
+from verifiers.coverage.quotes import find_in, shared_finds
+from verifiers.holes import Match, ResolveError
 from verifiers.meaning import FINDERS, Item
 from verifiers.meaning.statements import cue_spans
 from verifiers.notes import Note
@@ -105,7 +106,7 @@ def _match(note: Note, text: str, section: str | None, near: str | None,
     if not scopes:
         return None
     try:
-        return find(note.text, text, scopes, displays=note.displays, near=near, after=after)
+        return find_in(note, text, scopes, near=near, after=after)
     except ResolveError:
         return None
 
@@ -210,7 +211,13 @@ def _fixed_law_words(text: str, start: int, end: int,
 
 
 def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
-    """Classify the items of one note against the run's claims and waivers."""
+    """Classify the items of one note against the run's claims and waivers (a checking
+    claim's quote is searched once for its spans and its reading: coverage/quotes.py)."""
+    with shared_finds():
+        return _classify_items(result, name)
+
+
+def _classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:
     note = result.notes[name]
     claim_spans = []
     reading = _Reading()
