@@ -174,3 +174,24 @@ def test_every_literal_of_the_notes_is_covered_or_waived(note, literal_coverage)
     assert not problems
     assert not uncovered, f"{len(uncovered)} numbers no claim checks: {uncovered[:20]}"
     assert cov.count("waived") <= 0.15 * len(cov.literals)
+
+
+def test_a_printed_order_covers_no_number_of_its_block(real_quote_coverage, monkeypatch):
+    """A printed_order claim reads the order of a block's operations, not the shapes printed
+    in it: those numbers stay waived or uncovered. Without the rule its block would cover them."""
+    from verifiers.coverage import literals
+    from verifiers.coverage.strength import Strengths
+
+    result, _, _ = real_quote_coverage
+    name = "matrix-by-matrix.txt"
+    orders = {c.id for c in result.claims
+              if c.note == name and c.run is not None and c.run.example == "printed_order"}
+    assert orders
+
+    def covering() -> set[str]:
+        strengths = Strengths({c.id: c for c in result.claims})
+        return {s.claim for s in literals._claim_spans(result, result.notes[name], name, strengths)}
+
+    assert not covering() & orders
+    monkeypatch.setattr(literals, "WORDS_ONLY", frozenset())
+    assert covering() & orders  # the planted error: the rule dropped
