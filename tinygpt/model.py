@@ -116,14 +116,38 @@ def rope(x: Tensor, positions: Any, base: float = 10000.0) -> Tensor:
     d = x.shape[-1]
     if d % 2:
         raise ValueError(f"RoPE rotates pairs of coordinates; d = {d} is odd")
-    omega = base ** (-torch.arange(0, d, 2, dtype=DTYPE) / d)  # [d/2]
-    theta = _as_positions(positions)[:, None] * omega  # [n, d/2]
-    cos, sin = torch.cos(theta), torch.sin(theta)
+    cos, sin = _rope_angles(_as_positions(positions), d, base)
     x0, x1 = x[..., 0::2], x[..., 1::2]
     out = torch.empty_like(x)
     out[..., 0::2] = x0 * cos - x1 * sin
     out[..., 1::2] = x0 * sin + x1 * cos
     return out
+
+
+# cos θ and sin θ of RoPE by (positions, d, base): a forward rotates q and k of every head
+# and layer by the same angles, which were computed anew each time (a sixth of a rope
+# model's forward). Keyed by the positions' bits (-0.0 is not 0.0), so a hit is the same
+# computation on the same inputs.
+_ANGLES: dict[tuple[Any, ...], tuple[Tensor, Tensor]] = {}
+_ANGLES_MAX = 256
+
+
+def _rope_angles(positions: Tensor, d: int, base: float) -> tuple[Tensor, Tensor]:
+    """``(cos θ, sin θ)`` ``[n, d/2]`` for θ = pos_r · base^(-2i/d), computed once per
+    content (a positions tensor that carries a gradient is never cached)."""
+    key = None
+    if not positions.requires_grad and positions.dim() == 1:
+        key = (positions.numpy().tobytes(), positions.dtype, d, float(base))  # exact bits
+        if key in _ANGLES:
+            return _ANGLES[key]
+    omega = base ** (-torch.arange(0, d, 2, dtype=DTYPE) / d)  # [d/2]
+    theta = positions[:, None] * omega  # [n, d/2]
+    angles = (torch.cos(theta), torch.sin(theta))
+    if key is not None:
+        if len(_ANGLES) >= _ANGLES_MAX:
+            _ANGLES.clear()
+        _ANGLES[key] = angles
+    return angles
 
 
 # --------------------------------------------------------------------------- attention
@@ -138,6 +162,21 @@ def causal_mask(n_q: int, n_k: int) -> Tensor:
     i = torch.arange(n_q)[:, None] + (n_k - n_q)
     j = torch.arange(n_k)[None, :]
     return j <= i
+
+
+_HIDDEN: dict[tuple[Any, int, int], Tensor] = {}
+
+
+def _hidden(n_q: int, n_k: int) -> Tensor:
+    """``~causal_mask(n_q, n_k)`` (the keys a query may not read), built once per shape and
+    per ``causal_mask`` in force (a test's mutant replaces it and gets its own entries)."""
+    key = (causal_mask, n_q, n_k)
+    hidden = _HIDDEN.get(key)
+    if hidden is None:
+        if len(_HIDDEN) >= 256:
+            _HIDDEN.clear()
+        hidden = _HIDDEN[key] = ~causal_mask(n_q, n_k)
+    return hidden
 
 
 def softmax(scores: Tensor) -> Tensor:
@@ -186,7 +225,7 @@ def attention(
     if scale:
         step("scale")
     if causal:
-        scores = scores.masked_fill(~causal_mask(q.shape[0], k.shape[0]), float("-inf"))
+        scores = scores.masked_fill(_hidden(q.shape[0], k.shape[0]), float("-inf"))
         step("mask")
     weights = softmax(scores)
     out = weights @ v
