@@ -9,7 +9,7 @@ Pipeline, one module per step:
   :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
   :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`, :mod:`.coefficients`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
-  :mod:`.instances`, :mod:`.laws` -- the pattern families, each proposing
+  :mod:`.instances`, :mod:`.laws`, :mod:`.unitwords` -- the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -60,6 +60,7 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.trends import trend_candidates
 from verifiers.infer.units import unit_candidates
+from verifiers.infer.unitwords import unit_word_candidates
 from verifiers.infer.vectors import vector_candidates
 from verifiers.infer.windows import window_candidates
 from verifiers.infer.worded import worded_sum_candidates
@@ -138,6 +139,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
     candidates += instance_candidates(note.text, tokens, uncovered_outside)
+    # the unit word of a restated size (states: unit): its own claim, never merged
+    candidates += unit_word_candidates(note.text, tokens, uncovered_outside)
     # a direction word read over the values after it (states:): alternatives, first kept wins
     candidates += trend_candidates(note.text, tokens, uncovered_outside)
     # a sentence that says every word of a law (kind: property, word holes): searched by
