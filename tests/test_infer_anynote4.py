@@ -23,7 +23,7 @@ from verifiers.unit_words import decide, nearest
 
 def _infer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str, suffix: str) -> str:
     """``scaffold --infer`` on a one-note project (``n.txt`` or ``n.md``); the inferred YAML."""
-    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes").mkdir(parents=True)
     (tmp_path / "notes" / f"n{suffix}").write_text(note, encoding="utf-8")
     (tmp_path / "claims").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -103,3 +103,80 @@ def test_an_edited_unit_word_is_flagged_md(tmp_path, monkeypatch, capsys, old, n
     assert "⟦u⟧" in text, text
     _clean_verifies(capsys)
     _flagged(tmp_path, capsys, UNITS_MD, ".md", old, new, line)
+
+
+# --- named formulas on their worked instance, and table columns ---------------------------
+
+NAMED_TXT = """1.1 缩放
+设 n 个样本，温度是 τ。
+放大倍数 G = (1 + n/τ) / (1 − 1/τ) = (τ + n) / (τ − 1)
+取 n = 6，τ = 4：G = (1 + 1.5) / 0.75 = 3.3333。
+
+1.2 不同 τ 的倍数（n = 6）
+τ	1/τ	G
+2	0.5	8
+4	0.25	3.3333
+8	0.125	2
+τ 越大，G 越小。
+"""
+
+NAMED_MD = """# Scaling
+
+## 1.1 The gain
+
+With a budget of $n$ steps and a temperature $t$, the gain is
+$g = \\frac{n + t}{t - 1}$.
+For $n = 6$ and $t = 4$: $g = 10 / 3 = 3.3333$.
+
+## 1.2 Other temperatures (n = 6)
+
+| temperature $t$ | $t^2$ | gain $g$ |
+|---|---|---|
+| 2 | 4 | 8 |
+| 4 | 16 | 3.3333 |
+| 8 | 64 | 2 |
+
+The gain decreases as $t$ grows.
+"""
+
+
+def test_named_formula_claims_on_the_clean_notes(tmp_path, monkeypatch, capsys):
+    text = _infer(tmp_path / "a", monkeypatch, NAMED_TXT, ".txt")
+    assert "G = ⟪F⟫" in text and "computes:" in text, text
+    assert '"1 / v1"' in text  # the `1/τ` header is the column's formula
+    assert "τ 越大，G ⟦w⟧" in text, text
+    _clean_verifies(capsys)
+    text = _infer(tmp_path / "b", monkeypatch, NAMED_MD, ".md")
+    assert "g = ⟪F⟫" in text or "$g = ⟪F⟫" in text, text
+    assert "gain ⟦w⟧ as" in text, text
+    _clean_verifies(capsys)
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("G = (1 + n/τ) / (1 − 1/τ)", "G = (1 + n/τ) / (1 + 1/τ)", 3),  # a sign in the formula
+    ("= (τ + n) / (τ − 1)", "= (τ + n) / (τ − 2)", 3),  # its second printing
+    ("8\t0.125\t2", "8\t0.125\t2.2", 10),  # a cell the printed formula computes
+    ("4\t0.25\t3.3333", "4\t0.24\t3.3333", 9),  # a cell of the header formula 1/τ
+    ("G 越小", "G 越大", 11),  # the law word against the table
+])
+def test_named_formula_edits_are_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
+    _infer(tmp_path, monkeypatch, NAMED_TXT, ".txt")
+    capsys.readouterr()
+    _flagged(tmp_path, capsys, NAMED_TXT, ".txt", old, new, line)
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("\\frac{n + t}{t - 1}", "\\frac{n + t}{t + 1}", 6),
+    ("| 8 | 64 | 2 |", "| 8 | 64 | 2.5 |", 15),
+    ("gain decreases as", "gain increases as", 17),
+])
+def test_named_formula_edits_are_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
+    _infer(tmp_path, monkeypatch, NAMED_MD, ".md")
+    capsys.readouterr()
+    _flagged(tmp_path, capsys, NAMED_MD, ".md", old, new, line)
+
+
+def test_a_law_the_table_does_not_show_writes_nothing(tmp_path, monkeypatch):
+    note = ("1.1 表\nτ\t1/τ\tG\n2\t0.5\t8\n4\t0.25\t9\n8\t0.125\t2\nτ 越大，G 越小。\n")
+    text = _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "⟦w⟧" not in text, text
