@@ -180,3 +180,30 @@ def test_a_law_the_table_does_not_show_writes_nothing(tmp_path, monkeypatch):
     note = ("1.1 表\nτ\t1/τ\tG\n2\t0.5\t8\n4\t0.25\t9\n8\t0.125\t2\nτ 越大，G 越小。\n")
     text = _infer(tmp_path, monkeypatch, note, ".txt")
     assert "⟦w⟧" not in text, text
+
+
+LAW_TABLE = """1.1 表
+n	{head} L	t
+1	2.5	3
+2	1.75	5
+4	1.2	9
+8	0.9	17
+{law}
+"""
+
+
+@pytest.mark.parametrize("law, old, new", [
+    ("n 越大，损失越小。", "越小", "越大"),
+    ("随 n 增大，L 减小。", "减小", "增大"),
+    ("损失随 n 增大而减小。", "而减小", "而增大"),
+    ("n 增大时，损失下降。", "下降", "上升"),
+    ("The loss decreases as n grows.", "decreases", "increases"),
+    ("As n grows, the loss falls.", "falls", "rises"),
+    ("The larger n, the smaller the loss.", "smaller", "larger"),
+])
+def test_law_sentences_read_against_the_table(tmp_path, monkeypatch, capsys, law, old, new):
+    note = LAW_TABLE.format(law=law, head="loss" if law.isascii() else "损失")
+    text = _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "⟦w⟧" in text and "sign:" in text, text
+    _clean_verifies(capsys)
+    _flagged(tmp_path, capsys, note, ".txt", old, new, 7)

@@ -1,7 +1,8 @@
 """Pattern family: a monotone law in prose, checked against the note's own table.
 
-``ε 越大，最优间隔越小``, ``随 ε 增大，Δ* 减小``, ``the gap decreases as ε grows``, ``the larger
-K, the larger the gap``: a sentence that says how one quantity moves with another, next to a
+``ε 越大，最优间隔越小``, ``随 ε 增大，Δ* 减小``, ``Δ* 随 ε 增大而减小``, ``ε 增大时 Δ* 减小``,
+``the gap decreases as ε grows``, ``as ε grows, the gap shrinks``, ``the larger K, the larger the
+gap``: a sentence that says how one quantity moves with another, next to a
 table (Markdown or plain text, within :data:`MAX_LINES` lines) with a column for each. The
 word that says where the second quantity goes (越小, decreases) is a word hole ``⟦w⟧`` read
 with ``states: {w: {sign: EXPR}}`` (:mod:`verifiers.printed_data`) over the printed columns:
@@ -39,14 +40,22 @@ _LAWS = [
     # 随(着) X 增大，Y 减小
     re.compile(rf"随着?\s*(?P<x>{_PHRASE})(?:的)?(?P<xw>{_MOVE})[，,、\s]*(?:时\s*)?"
                rf"(?P<y>{_PHRASE})(?P<yw>{_MOVE})"),
+    # Y 随 X 增大而减小
+    re.compile(rf"(?P<y>{_PHRASE})随着?\s*(?P<x>{_PHRASE})(?:的)?(?P<xw>{_MOVE})而\s*"
+               rf"(?P<yw>{_MOVE})"),
+    # X 增大时，Y 减小
+    re.compile(rf"(?P<x>{_PHRASE})(?P<xw>{_MOVE})时[，,、\s]*(?P<y>{_PHRASE})(?P<yw>{_MOVE})"),
+    # as X grows, Y decreases
+    re.compile(rf"[Aa]s\s+(?P<x>{_EN_PHRASE})\s+(?P<xw>grows|increases|rises|decreases|falls|"
+               rf"shrinks),?\s+(?P<y>{_EN_PHRASE})\s+(?P<yw>{_EN_UP})(?=[\s,.;:!?)]|$)"),
     # Y decreases as/with X (grows)
     re.compile(rf"(?P<y>{_EN_PHRASE})\s+(?P<yw>{_EN_UP})\s+(?:as|with|when)\s+"
                rf"(?P<x>{_EN_PHRASE})(?:\s+(?P<xw>grows|increases|rises|decreases|falls|shrinks))?"
-               r"(?=[\s,.;:!?)]|$)", re.IGNORECASE),
+               r"\s*(?=[,.;:!?)\n]|$)", re.IGNORECASE),
     # the larger X, the smaller Y
     re.compile(r"[Tt]he\s+(?P<xw>larger|higher|greater|bigger|smaller|lower)\s+"
                rf"(?P<x>{_EN_PHRASE}),\s+the\s+(?P<yw>larger|higher|greater|bigger|smaller|lower)"
-               rf"\s+(?P<y>{_EN_PHRASE})(?=[\s,.;:!?)]|$)"),
+               rf"\s+(?P<y>{_EN_PHRASE})\s*(?=[,.;:!?)\n]|$)"),
 ]
 _GREATER = {"greater": "larger"}
 
