@@ -207,3 +207,18 @@ def test_law_sentences_read_against_the_table(tmp_path, monkeypatch, capsys, law
     assert "⟦w⟧" in text and "sign:" in text, text
     _clean_verifies(capsys)
     _flagged(tmp_path, capsys, note, ".txt", old, new, 7)
+
+
+PROSE_FORMULA = """1.1 命中
+每次抽样命中的概率 p = 0.3，一共抽 n = 4 次。
+至少命中一次的概率是 1 − (1 − p)^n：
+0.7⁴ = 0.2401，1 − 0.2401 = 0.7599。
+"""
+
+
+def test_a_formula_the_prose_introduces_is_read_on_the_next_line(tmp_path, monkeypatch,
+                                                                   capsys):
+    text = _infer(tmp_path, monkeypatch, PROSE_FORMULA, ".txt")
+    assert "概率是 ⟪F⟫：" in text, text
+    _clean_verifies(capsys)
+    _flagged(tmp_path, capsys, PROSE_FORMULA, ".txt", "1 − (1 − p)^n", "1 − (1 − p)^(n+1)", 3)

@@ -47,7 +47,11 @@ from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.monotone import monotone_candidates
-from verifiers.infer.named import named_instance_candidates, named_table_candidates
+from verifiers.infer.named import (
+    named_instance_candidates,
+    named_table_candidates,
+    prose_formula_candidates,
+)
 from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
@@ -146,6 +150,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += instance_candidates(note.text, tokens, uncovered_outside)
     # a named formula read on its worked instance, names bound to the note's definitions
     candidates += named_instance_candidates(note.text, tokens, uncovered_outside, section_of)
+    candidates += prose_formula_candidates(note.text, tokens, uncovered_outside, section_of)
     # the unit word of a restated size (states: unit): its own claim, never merged
     candidates += unit_word_candidates(note.text, tokens, uncovered_outside)
     # a direction word read over the values after it (states:): alternatives, first kept wins

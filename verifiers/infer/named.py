@@ -41,7 +41,7 @@ from verifiers.infer.parse import parse_segment
 from verifiers.infer.tables import _cell, _rows, _text_cells, _text_tables, table_definitions
 from verifiers.infer.tokens import FUNC, LP, NAME, NUM, OP, OTHER, REL, RP, Token
 
-__all__ = ["named_instance_candidates", "named_table_candidates"]
+__all__ = ["named_instance_candidates", "named_table_candidates", "prose_formula_candidates"]
 
 MAX_LINES = 8  # lines from a formula to its worked instance
 MAX_INSTANCES = 2  # instances read per formula
@@ -164,24 +164,84 @@ def named_instance_candidates(text: str, tokens: list[Token], uncovered: set[int
             bound = {n: _latest(defs, n, result.start) for n in f.names}
             if any(v is None for v in bound.values()):
                 continue
-            uses = {f"u{v.start}": v for v in bound.values() if v is not None}
-            names = ", ".join(f"{_yaml_key(n)}: u{v.start}" for n, v in bound.items()
-                              if v is not None)
-            spec = [f"value: r, rounded: r, names: {{{names}}}"]
-            body = text[f.span[0]:f.span[1]]
-            funcs = [fn for fn in _PLAIN_FUNCS if "\\" not in body
-                     and re.search(rf"(?<![A-Za-z]){fn}(?![A-Za-z])", body)]
-            if funcs:
-                spec.append(f"functions: [{', '.join(funcs)}]")
-            cand = Candidate("named", "inferred: the formula, on the values the note defines, "
-                             "gives the printed result", {"r": result}, [], uses,
-                             ["    computes:", f"      F: {{{', '.join(spec)}}}"])
-            cand.formulas = {"F": f.span}
-            out.append(cand)
+            out.append(_computes(text, f.span, result, bound, "inferred: the formula, on "
+                                 "the values the note defines, gives the printed result"))
             found += 1
             if found == MAX_INSTANCES:
                 break
     return out
+
+
+_COLON_END = re.compile(r"[ \t$]*[:：][ \t]*$")
+
+
+def prose_formula_candidates(text: str, tokens: list[Token], uncovered: set[int],
+                             section_of: Callable[[int], int]) -> list[Candidate]:
+    """``每轮期望产出的 token 数是 (1 − α^(γ+1)) / (1 − α)：`` then, on the next line, a worked
+    chain ending ``= 3.3616``: a formula with no name of its own, introduced by a colon, read
+    as a formula hole on the values the note defines and compared with the line's last result.
+    """
+    nums = {t.start: t for t in tokens if t.kind == NUM}
+    defs = _scalar_definitions(text, tokens, section_of)
+    out: list[Candidate] = []
+    pos = 0
+    lines = text.split("\n")
+    for k, line in enumerate(lines[:-1]):
+        start, pos = pos, pos + len(line) + 1
+        colon = _COLON_END.search(line)
+        if colon is None:
+            continue
+        end = start + colon.start()
+        run = [t for t in tokens if start <= t.start < end]
+        a = len(run)
+        while a > 0 and run[a - 1].kind != OTHER and run[a - 1].kind != REL:
+            a -= 1
+        body = run[a:]
+        names = tuple(dict.fromkeys(t.text for t in body if t.kind == NAME))
+        if not names or not any(t.kind in (OP, FUNC) for t in body):
+            continue
+        result = _last_result(text, nums, pos, pos + len(lines[k + 1]))
+        if result is None or result.start not in uncovered:
+            continue
+        bound = {n: _latest(defs, n, body[0].start) for n in names}
+        if any(v is None for v in bound.values()):
+            continue
+        cand = _computes(text, (body[0].start, body[-1].end), result, bound,
+                         "inferred: the formula the prose introduces, on the values the note "
+                         "defines, gives the worked result")
+        out.append(cand)
+    return out
+
+
+def _last_result(text: str, nums: dict[int, Token], a: int, b: int) -> Token | None:
+    """The lone number after the line's last ``=``/``≈`` that ends it (``… = 3.3616。``)."""
+    rels = [m for m in re.finditer(r"=|≈|\\approx", text[a:b])]
+    if not rels:
+        return None
+    at = a + rels[-1].end()
+    while at < b and text[at] in " \t$":
+        at += 1
+    tok = nums.get(at)
+    if tok is None or text[tok.end:b].strip(" \t$。.，,；;") != "":
+        return None
+    return tok
+
+
+def _computes(text: str, span: tuple[int, int], result: Token,
+              bound: dict[str, Token | None], says: str) -> Candidate:
+    """A ``computes:`` candidate: formula hole F over ``span``, names bound to definitions."""
+    uses = {f"u{v.start}": v for v in bound.values() if v is not None}
+    names = ", ".join(f"{_yaml_key(n)}: u{v.start}" for n, v in bound.items() if v is not None)
+    spec = [f"value: r, rounded: r, names: {{{names}}}"]
+    body = text[span[0]:span[1]]
+    funcs = [fn for fn in _PLAIN_FUNCS if "\\" not in body
+             and re.search(rf"(?<![A-Za-z]){fn}(?![A-Za-z])", body)]
+    if funcs:
+        spec.append(f"functions: [{', '.join(funcs)}]")
+    cand = Candidate("named", says, {"r": result}, [], uses,
+                     ["    computes:", f"      F: {{{', '.join(spec)}}}"])
+    cand.formulas = {"F": span}
+    return cand
 
 
 def _tables(text: str) -> list[tuple[list[tuple[int, int]], list[list[tuple[int, int]]]]]:
