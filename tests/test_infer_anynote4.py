@@ -222,3 +222,19 @@ def test_a_formula_the_prose_introduces_is_read_on_the_next_line(tmp_path, monke
     assert "概率是 ⟪F⟫：" in text, text
     _clean_verifies(capsys)
     _flagged(tmp_path, capsys, PROSE_FORMULA, ".txt", "1 − (1 − p)^n", "1 − (1 − p)^(n+1)", 3)
+
+
+TWO_COLUMNS = """1.1 损失
+正确答案的概率 $p$	损失 $- \\ln p$
+0.01	4.605
+0.10	2.303
+0.50	0.693
+1.00	0
+"""
+
+
+def test_a_two_column_table_whose_header_is_a_formula(tmp_path, monkeypatch, capsys):
+    text = _infer(tmp_path, monkeypatch, TWO_COLUMNS, ".txt")
+    assert "ln(v1)" in text or "ln(" in text, text
+    _clean_verifies(capsys)
+    _flagged(tmp_path, capsys, TWO_COLUMNS, ".txt", "0.10\t2.303", "0.10\t2.330", 4)

@@ -263,6 +263,41 @@ def _tables(text: str) -> list[tuple[list[tuple[int, int]], list[list[tuple[int,
         header = _text_cells(line, h_start)
         if len(header) == len(rows[0]) and not any(ch.isdigit() for ch in line):
             out.append((header, rows))
+    return out + _two_column_tables(text)
+
+
+MIN_PAIR_ROWS = 3  # rows of a two-column plain-text table (a header above them)
+
+
+def _two_column_tables(text: str) -> list[tuple[list[tuple[int, int]],
+                                                list[list[tuple[int, int]]]]]:
+    """``概率 $p$<TAB>损失 $- \\ln p$`` over rows ``0.01<TAB>4.605``: two cells split by one tab
+    (plain-text tables of three or more columns are :func:`tables._text_tables`'), a header
+    of words above at least :data:`MIN_PAIR_ROWS` rows of numbers."""
+    out = []
+    lines, pos = [], 0
+    for line in text.split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    k = 0
+    while k < len(lines):
+        a, line = lines[k]
+        if line.count("\t") != 1 or any(ch.isdigit() for ch in line):
+            k += 1
+            continue
+        rows = []
+        j = k + 1
+        while j < len(lines) and lines[j][1].count("\t") == 1:
+            b, row = lines[j]
+            cells = _text_cells(row, b)
+            if len(cells) != 2 or not all(_NUMBER_RE.fullmatch(text[c:d]) for c, d in cells):
+                break
+            rows.append(cells)
+            j += 1
+        header = _text_cells(line, a)
+        if len(rows) >= MIN_PAIR_ROWS and len(header) == 2:
+            out.append((header, rows))
+        k = max(j, k + 1)
     return out
 
 
