@@ -8,13 +8,14 @@ factor the printed value stands for (the first value in its unit's base, divided
 value), and the word must name the unit of its dimension nearest to it. A wrong unit word is
 then a ``discrepancy`` at the word.
 
-Its own claim, never merged (its values are read as printed, as inputs; the digits are
-:mod:`.units`' checks). A reading of words, so kept only when the engine verifies it.
+Its own claim, never merged: it also checks the digits unless a kept :mod:`.units` claim
+already does (so a wrong value is never read as an input of a verified word). A reading of
+words, so kept only when the engine verifies it.
 """
 
 from __future__ import annotations
 
-from verifiers.infer.candidate import Candidate
+from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.tokens import NUM, Token
 from verifiers.infer.units import unit_pairs
 from verifiers.unit_words import readings
@@ -40,8 +41,11 @@ def unit_word_candidates(text: str, tokens: list[Token], uncovered: set[int]
         holes[hole] = pair.result
         body = pair.expr if pair.ops == 0 else f"({pair.expr})"
         scale = "" if base == 1 else f" * {_number(base)}"
+        # the digits too (dropped when a kept claim already checks them): a word claim over a
+        # wrong value would count that value as read while nothing checks it
+        check = f"{body} * {pair.ratio[0]} / {pair.ratio[1]}" if pair.ratio != (1, 1) else body
         cand = Candidate("unit word", "inferred: the unit word names the unit the printed "
-                         "values stand for", holes, [], {},
+                         "values stand for", holes, [Check(hole, check, False)], {},
                          ["    states:", f"      u: {{unit: \"{body}{scale} / {hole}\"}}"])
         cand.words = {"u": (a, b)}
         out.append(cand)
