@@ -238,3 +238,29 @@ def test_a_two_column_table_whose_header_is_a_formula(tmp_path, monkeypatch, cap
     assert "ln(v1)" in text or "ln(" in text, text
     _clean_verifies(capsys)
     _flagged(tmp_path, capsys, TWO_COLUMNS, ".txt", "0.10\t2.303", "0.10\t2.330", 4)
+
+
+UNIT_TABLE = """# Sizes
+
+## 1.1 A cache
+
+| layout | bytes | MB | MiB |
+|---|---|---|---|
+| fp32 | 402,653,184 | 402.65 | 384.00 |
+| fp16 | 201,326,592 | 201.33 | 192.00 |
+| int8 | 100,663,296 | 100.66 | 96.00 |
+
+In fp16 the cache takes 201.33 MB, that is 192.00 MiB.
+"""
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("| MB | MiB |", "| MiB | MiB |", 5),  # a header's unit word
+    ("| 201.33 | 192.00 |", "| 201.33 | 193.00 |", 8),  # a cell of a unit column
+    ("201.33 MB, that", "201.33 MiB, that", 11),  # the prose quoting a cell with its unit
+])
+def test_unit_columns_of_a_table(tmp_path, monkeypatch, capsys, old, new, line):
+    text = _infer(tmp_path, monkeypatch, UNIT_TABLE, ".md")
+    assert text.count("unit: ") >= 3, text
+    _clean_verifies(capsys)
+    _flagged(tmp_path, capsys, UNIT_TABLE, ".md", old, new, line)

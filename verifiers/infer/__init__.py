@@ -9,7 +9,8 @@ Pipeline, one module per step:
   :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
   :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`, :mod:`.coefficients`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
-  :mod:`.instances`, :mod:`.laws`, :mod:`.unitwords`, :mod:`.named`, :mod:`.monotone` --
+  :mod:`.instances`, :mod:`.laws`, :mod:`.unitwords`, :mod:`.unittables`, :mod:`.named`,
+  :mod:`.monotone` --
   the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
@@ -67,6 +68,7 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.trends import trend_candidates
 from verifiers.infer.units import unit_candidates
+from verifiers.infer.unittables import unit_table_candidates
 from verifiers.infer.unitwords import unit_word_candidates
 from verifiers.infer.vectors import vector_candidates
 from verifiers.infer.windows import window_candidates
@@ -153,6 +155,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += prose_formula_candidates(note.text, tokens, uncovered_outside, section_of)
     # the unit word of a restated size (states: unit): its own claim, never merged
     candidates += unit_word_candidates(note.text, tokens, uncovered_outside)
+    candidates += unit_table_candidates(note.text, tokens, uncovered_outside)
     # a direction word read over the values after it (states:): alternatives, first kept wins
     candidates += trend_candidates(note.text, tokens, uncovered_outside)
     # a monotone law in prose (X 越大，Y 越小) read over the note's table (states: sign)
