@@ -14,7 +14,9 @@ never the exact upstream values -- the statement is about what the reader sees):
 * ``largest: EXPR`` / ``smallest: EXPR`` with ``labels: [...]`` -- the word must be the label
   of the largest (smallest) entry;
 * ``share: EXPR`` -- a fraction in [0, 1], and the word a share (几乎全部, 明显份额, 几乎没有):
-  ``most`` is at least 95%, ``little`` below 5%, ``some`` in between (:data:`SHARES`).
+  ``most`` is at least 95%, ``little`` below 5%, ``some`` in between (:data:`SHARES`);
+* ``unit: EXPR`` -- the factor a printed size stands for, and the word a unit (GiB/GB,
+  bits/bytes, K/M/B): the unit of its dimension nearest to EXPR (:mod:`verifiers.unit_words`).
 
 The word is read from the note, so an edit of the word, or of a value, is judged again: a word
 that does not say what the values say is a ``discrepancy`` at the word, a word of no class the
@@ -29,11 +31,12 @@ from typing import Any
 
 from verifiers import expr as ex
 from verifiers.pins import apply_pin
+from verifiers.unit_words import decide as decide_unit
 from verifiers.words import meaning, normal
 
 __all__ = ["RULES", "Statement", "judge", "parse"]
 
-RULES = ("sign", "order", "largest", "smallest", "share")
+RULES = ("sign", "order", "largest", "smallest", "share", "unit")
 SHARES = (("little", 0.05), ("some", 0.95), ("most", 1.0))  # a share below each bound
 _SIGN = {"direction": ("increases", "decreases"), "level": ("higher", "lower")}
 _WORDS = {"increases": "变大", "decreases": "变小", "higher": "高", "lower": "低",
@@ -125,6 +128,9 @@ def _decide(st: Statement, value: Any, word: str) -> tuple[str | None, str, str]
                     return said, "", f"the printed values give {x[0]:g}: neither way"
                 return said, up if x[0] > 0 else down, f"the printed values give {x[0]:.6g}"
         return None, "", "not a direction (变大/变小 …) or a level (高/低 …)"
+    if st.rule == "unit":  # a unit word (GiB/GB, bits/bytes): verifiers/unit_words.py
+        x = _floats(value)
+        return decide_unit(x[0], word) if len(x) == 1 else (None, "", "unit: not one number")
     if st.rule == "share":
         x = _floats(value)
         said = meaning("share", word)

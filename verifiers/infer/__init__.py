@@ -9,7 +9,9 @@ Pipeline, one module per step:
   :mod:`.vectors`, :mod:`.scaled`, :mod:`.products`, :mod:`.grams`, :mod:`.rates`,
   :mod:`.shares`, :mod:`.worded`, :mod:`.dtypes`, :mod:`.coefficients`,
   :mod:`.headers`, :mod:`.arrays`, :mod:`.windows`, :mod:`.listed`, :mod:`.programs`,
-  :mod:`.instances`, :mod:`.laws` -- the pattern families, each proposing
+  :mod:`.instances`, :mod:`.laws`, :mod:`.unitwords`, :mod:`.unittables`, :mod:`.named`,
+  :mod:`.monotone` --
+  the pattern families, each proposing
   :class:`~.candidate.Candidate` claims over *uncovered* values only;
 * :mod:`.quote` -- a quote that resolves exactly once (context lines, never line
   numbers);
@@ -46,6 +48,12 @@ from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.orders import order_claims
+from verifiers.infer.monotone import monotone_candidates
+from verifiers.infer.named import (
+    named_instance_candidates,
+    named_table_candidates,
+    prose_formula_candidates,
+)
 from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
@@ -61,6 +69,8 @@ from verifiers.infer.tables import table_candidates
 from verifiers.infer.tokens import NUM, VAL, allowed_literals, tokenize, url_spans
 from verifiers.infer.trends import trend_candidates
 from verifiers.infer.units import unit_candidates
+from verifiers.infer.unittables import unit_table_candidates
+from verifiers.infer.unitwords import unit_word_candidates
 from verifiers.infer.vectors import vector_candidates
 from verifiers.infer.windows import window_candidates
 from verifiers.infer.worded import worded_sum_candidates
@@ -122,6 +132,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += substitution_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += formula_row_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += assembled_candidates(note.text, tokens, uncovered_outside, section_of)
+    # a table column computed by a formula printed in its header or for the quantity it names
+    candidates += named_table_candidates(note.text, tokens, uncovered_outside, section_of)
     # units and shares (sieved against the printed digits) before restate: merged, the first
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
@@ -139,8 +151,16 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
     candidates += instance_candidates(note.text, tokens, uncovered_outside)
+    # a named formula read on its worked instance, names bound to the note's definitions
+    candidates += named_instance_candidates(note.text, tokens, uncovered_outside, section_of)
+    candidates += prose_formula_candidates(note.text, tokens, uncovered_outside, section_of)
+    # the unit word of a restated size (states: unit): its own claim, never merged
+    candidates += unit_word_candidates(note.text, tokens, uncovered_outside)
+    candidates += unit_table_candidates(note.text, tokens, uncovered_outside)
     # a direction word read over the values after it (states:): alternatives, first kept wins
     candidates += trend_candidates(note.text, tokens, uncovered_outside)
+    # a monotone law in prose (X 越大，Y 越小) read over the note's table (states: sign)
+    candidates += monotone_candidates(note.text, tokens, uncovered_outside)
     # a sentence that says every word of a law (kind: property, word holes): searched by
     # Hypothesis, kept only when no counterexample is found
     statements = cov.kinds.get("statements")

@@ -40,9 +40,11 @@ class Candidate:
     group: str = ""  # candidates of one group are alternatives: the first kept wins
 
     def used_names(self) -> dict[str, Token]:
-        """Defined values (``x = (2, 1)`` earlier in the section) a check reads."""
+        """Defined values (``x = (2, 1)`` earlier in the section) a check (or a ``computes:``
+        line of ``extra``) reads."""
         return {n: t for n, t in self.uses.items()
-                if any(_mentions(c.expr, n) for c in self.checks)}
+                if any(_mentions(c.expr, n) for c in self.checks)
+                or any(_mentions(line, n) for line in self.extra)}
 
     def used(self) -> dict[str, Token]:
         """Holes a check reads or checks (others are not written into the quote)."""

@@ -17,6 +17,8 @@ from verifiers.notes import Note
 
 __all__ = ["merge_by_lines"]
 
+_FIRST = ("units", "named table")  # families whose checks win a value several propose
+
 
 def _lines(note: Note, cand: Candidate) -> tuple[int, int]:
     starts = [t.start for t in cand.holes.values()]
@@ -55,8 +57,9 @@ def _merge(group: list[Candidate]) -> Candidate:
     merged.uses = {n: t for c in group for n, t in c.used_names().items()}
     checked: set[int] = set()
     # a unit reading first: its digits were sieved against the printed ones, while a chain
-    # reads `353453056 \\approx 353\\text{M}` as a plain (false) equality
-    for cand in sorted(group, key=lambda c: c.family != "units"):
+    # reads `353453056 \\approx 353\\text{M}` as a plain (false) equality; a column the note's
+    # own formula computes (named.py) before a formula guessed from the digits (tables.py)
+    for cand in sorted(group, key=lambda c: c.family not in _FIRST):
         names = {n: name_of[t.start] for n, t in cand.used().items()}
         for check in cand.checks:
             start = cand.holes[check.hole].start

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.parse import parse_segment
 from verifiers.infer.tokens import CONST, FRAC, FUNC, LP, NUM, OP, RP, Token, printed_value
 
-__all__ = ["unit_candidates"]
+__all__ = ["UnitPair", "unit_candidates", "unit_pairs"]
 
 _UNIT_RE = re.compile(
     r"(?:[ \t]|\$|\\[,;:! ]|\\text\{|\\mathrm\{|\\,)*"
@@ -46,10 +47,10 @@ _COUNTS = {"K": 10 ** 3, "k": 10 ** 3, "thousand": 10 ** 3, "M": 10 ** 6, "milli
            "B": 10 ** 9, "G": 10 ** 9, "billion": 10 ** 9, "T": 10 ** 12}
 
 
-def _unit(text: str, at: int, line_end: int) -> tuple[str, int] | None:
-    """(unit, end) of a unit printed right after ``at``, else None."""
+def _unit(text: str, at: int, line_end: int) -> tuple[str, int, int, int] | None:
+    """(unit, end, word start, word end) of a unit printed right after ``at``, else None."""
     m = _UNIT_RE.match(text, at, line_end)
-    return (m.group(1), m.end()) if m else None
+    return (m.group(1), m.end(), m.start(1), m.end(1)) if m else None
 
 
 def _factors(unit: str | None, dim: str | None) -> list[tuple[str, int]]:
@@ -79,8 +80,38 @@ def _left_expression(tokens: list[Token], k: int) -> tuple[list[Token], int]:
     return seg, (seg[0].start if seg else tokens[k].start)
 
 
+@dataclass(frozen=True)
+class UnitPair:
+    """``<expression> <u1> … ≈ <r> <u2>``: what :func:`unit_pairs` found, for the families that
+    check the value (:func:`unit_candidates`) and read the unit word (:mod:`.unitwords`)."""
+
+    seg: list[Token]  # the tokens of the first value (a product, or one number)
+    names: dict[int, str]  # start -> hole name of each number of ``seg`` (v1, v2, …)
+    expr: str  # ``seg`` in the grammar, over ``names``
+    ops: int  # its operations (0: one printed number)
+    result: Token  # the restated value
+    u1: tuple[str, int, int] | None  # (word, start, end) of the first unit
+    u2: tuple[str, int, int] | None  # … of the second
+    ratio: tuple[int, int]  # (numerator, denominator): result = expr * num / den
+
+
 def unit_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
     """``<value> <unit> … ≈ <value> <unit>`` on one line, units of one dimension."""
+    out = []
+    for pair in unit_pairs(text, tokens, uncovered):
+        hole = f"v{len(pair.names) + 1}"
+        holes = {pair.names[t.start]: t for t in pair.seg if t.kind == NUM}
+        holes[hole] = pair.result
+        body = pair.expr if pair.ops == 0 else f"({pair.expr})"
+        check = f"{body} * {pair.ratio[0]} / {pair.ratio[1]}" if pair.ratio != (1, 1) else body
+        out.append(Candidate("units", "inferred: the value restated in another unit", holes,
+                             [Check(hole, check, False)]))
+    return out
+
+
+def unit_pairs(text: str, tokens: list[Token], uncovered: set[int]) -> list[UnitPair]:
+    """Each value restated in another unit of its dimension that the printed digits agree
+    with (a sieve: the engine decides exactly)."""
     index = {t.start: k for k, t in enumerate(tokens)}
     nums = [t for t in tokens if t.kind == NUM]
     out = []
@@ -119,13 +150,9 @@ def unit_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list
         choice = _pick(got, printed, u1[0] if u1 else None, u2[0] if u2 else None)
         if choice is None:
             continue
-        hole = f"v{len(names) + 1}"
-        holes = {names[t.start]: t for t in seg if t.kind == NUM}
-        holes[hole] = r
-        body = expr.text if expr.ops == 0 else f"({expr.text})"
-        check = f"{body} * {choice[0]} / {choice[1]}" if choice != (1, 1) else body
-        out.append(Candidate("units", "inferred: the value restated in another unit", holes,
-                             [Check(hole, check, False)]))
+        out.append(UnitPair(seg, names, expr.text, expr.ops, r,
+                            (u1[0], u1[2], u1[3]) if u1 else None,
+                            (u2[0], u2[2], u2[3]) if u2 else None, choice))
     return out
 
 
