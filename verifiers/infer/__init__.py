@@ -47,13 +47,13 @@ from verifiers.infer.instances import instance_candidates
 from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
 from verifiers.infer.merge import merge_by_lines
-from verifiers.infer.orders import order_claims
 from verifiers.infer.monotone import monotone_candidates
 from verifiers.infer.named import (
     named_instance_candidates,
     named_table_candidates,
     prose_formula_candidates,
 )
+from verifiers.infer.orders import order_claims
 from verifiers.infer.products import product_candidates
 from verifiers.infer.programs import program_candidates, program_spans
 from verifiers.infer.rates import rate_candidates
