@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from verifiers.properties import (  # noqa: F401  (each module registers its laws)
     laws_attention,
+    laws_components,
     laws_decoding,
     laws_hedges,
     laws_model,
