@@ -20,9 +20,11 @@ import torch
 from verifiers import words
 from verifiers.cli import main
 from verifiers.properties import laws_components as lc
+from verifiers.properties import laws_necessity as ln
 from verifiers.properties.params import COMPONENT, TRAIT
 from verifiers.properties.runner import search
-from verifiers.properties.specs_components import specs
+from verifiers.properties.specs_components import specs as component_specs
+from verifiers.properties.specs_necessity import specs as necessity_specs
 from verifiers.verdicts import DISCREPANCY, VERIFIED
 
 
@@ -31,32 +33,46 @@ def unnormalised(name: str, x: torch.Tensor) -> torch.Tensor:
     return torch.exp(x) if name == "softmax" else lc.component_output(name, x)
 
 
+def values_are_keys(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Attention that passes the keys on as values (K and V tied)."""
+    return ln.attend(q, k, k)
+
+
 COMPONENT_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "component-trait": ({}, unnormalised, "is not sums to one"),
+    "kv-may-differ": ({}, values_are_keys, "not A V"),
 }
 
 COMPONENT_FLIPS = [
     ("component-trait", {"component": "layernorm"}),  # LayerNorm rows sum to 0, not 1
     ("component-trait", {"trait": "mean_zero"}),  # softmax rows have mean 1/d
     ("component-trait", {"trait2": "unit_variance"}),  # and not variance 1
+    ("kv-may-differ", {"must": "needed"}),  # 必须一致: attention works with K and V apart
 ]
 
 
-def test_the_component_law_is_in_the_catalog_with_a_mutant_and_flips() -> None:
+def specs() -> tuple:
+    return (*component_specs(), *necessity_specs())
+
+
+def test_the_laws7_laws_are_in_the_catalog_with_a_mutant_and_flips() -> None:
     names = {s.name for s in specs()}
     assert names == set(COMPONENT_MUTANTS)
     slots = {(s.name, p.name) for s in specs() for p in s.slots}
     assert slots == {(n, k) for n, flip in COMPONENT_FLIPS for k in flip}
 
 
-def test_the_true_law_verifies() -> None:
-    assert search("component-trait", profile="ci").status == VERIFIED
+@pytest.mark.parametrize("name", sorted(COMPONENT_MUTANTS))
+def test_the_true_law_verifies(name: str) -> None:
+    assert search(name, profile="ci").status == VERIFIED
 
 
 @pytest.mark.usefixtures("first_counterexample")  # tests/conftest.py
-def test_a_planted_bug_is_caught() -> None:
-    params, mutant, fragment = COMPONENT_MUTANTS["component-trait"]
-    outcome = search("component-trait", params, impl=mutant, profile="ci")
+@pytest.mark.parametrize("name", sorted(COMPONENT_MUTANTS))
+def test_a_planted_bug_is_caught(name: str) -> None:
+    params, mutant, fragment = COMPONENT_MUTANTS[name]
+    outcome = search(name, params, impl=mutant, profile="ci")
     assert outcome.status == DISCREPANCY and fragment in outcome.text, outcome.text
 
 

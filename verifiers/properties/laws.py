@@ -8,6 +8,7 @@ from verifiers.properties import (  # noqa: F401  (each module registers its law
     laws_decoding,
     laws_hedges,
     laws_model,
+    laws_necessity,
     laws_prose,
     laws_reading,
     laws_softmax,
