@@ -126,9 +126,11 @@ def _sentence(quoted: str, printed: Printed, absorbed: frozenset[str], changed: 
         unread.append((quoted, printed))
 
 
-#: classes whose words name what a sentence is about (laws7): one lost from a rewritten
-#: sentence is another subject (因果掩码 -> 双向掩码), never a rewording
-NAMING = frozenset({"component", "trait", "comparison", "condition", "count"})
+#: classes whose words qualify what a sentence is about (laws7): one lost from a rewritten
+#: sentence is another subject (因果掩码 -> 双向掩码), never a rewording. Not ``component``: a
+#: component named in passing may go (一次注意力计算的最后一步 -> 最后一步); one replaced by
+#: another is a change of its class, judged as such
+NAMING = frozenset({"trait", "comparison", "condition", "count"})
 
 
 def _named_lost(quoted: str, printed: str, absorbed: frozenset[str]) -> bool:
