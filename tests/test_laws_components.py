@@ -28,9 +28,11 @@ from verifiers.properties.specs_necessity import specs as necessity_specs
 from verifiers.verdicts import DISCREPANCY, VERIFIED
 
 
-def unnormalised(name: str, x: torch.Tensor) -> torch.Tensor:
-    """Softmax that forgets to divide by the row sum (every other component as it is)."""
-    return torch.exp(x) if name == "softmax" else lc.component_output(name, x)
+def leaky(name: str, x: torch.Tensor) -> torch.Tensor:
+    """Every component offset by -1 and half the last input row: rows no longer sum to 1,
+    outputs go negative, a shift leaks through, and every row reads the last position (so
+    per-position and causal fail too: the traits the claims state, at their parameters)."""
+    return lc.component_output(name, x) - 1.0 + 0.5 * x[-1:, :]
 
 
 def values_are_keys(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
@@ -40,14 +42,17 @@ def values_are_keys(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
 
 
 COMPONENT_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
-    "component-trait": ({}, unnormalised, "is not sums to one"),
+    "component-trait": ({}, leaky, " is not "),
+    "component-two-traits": ({}, leaky, " is not "),
     "kv-may-differ": ({}, values_are_keys, "not A V"),
 }
 
 COMPONENT_FLIPS = [
     ("component-trait", {"component": "layernorm"}),  # LayerNorm rows sum to 0, not 1
     ("component-trait", {"trait": "mean_zero"}),  # softmax rows have mean 1/d
-    ("component-trait", {"trait2": "unit_variance"}),  # and not variance 1
+    ("component-two-traits", {"component": "layernorm"}),  # LayerNorm rows go negative
+    ("component-two-traits", {"trait": "mean_zero"}),
+    ("component-two-traits", {"trait2": "unit_variance"}),  # and not variance 1
     ("kv-may-differ", {"must": "needed"}),  # 必须一致: attention works with K and V apart
 ]
 
@@ -148,8 +153,7 @@ claims:
     text: |
       注意它的几何含义：
       ⟦component⟧：把每一行变成⟦trait⟧且⟦trait2⟧的系数。
-    property: component-trait
-    params: {trait: nonneg, trait2: sums_to_one}
+    property: component-two-traits
   - id: shift
     kind: property
     section: "1.2"

@@ -162,8 +162,17 @@ def trait_problem(trait: str, name: str, f: Impl, ex: dict[str, Any]) -> str | N
 
 @law("component-trait")
 def _component_trait(p: Mapping[str, Any]) -> Law:
+    return _traits_law(p, [p["trait"]])
+
+
+@law("component-two-traits")
+def _component_two_traits(p: Mapping[str, Any]) -> Law:
+    return _traits_law(p, [p["trait"], p["trait2"]])
+
+
+def _traits_law(p: Mapping[str, Any], traits: list[str]) -> Law:
+    """The traits searched on the component named, on one drawn input at a time."""
     name = p["component"]
-    traits = [t for t in (p["trait"], p["trait2"]) if t != "none"]
 
     @st.composite
     def draw(dr: st.DrawFn) -> dict[str, Any]:

@@ -176,6 +176,10 @@ VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTIO
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
                  "symmetry": SYMMETRY, "magnitude": MAGNITUDE,
                  "component": COMPONENT, "trait": TRAIT,
+                 # read from a quote's fixed text only (laws7): no slot yet
+                 "comparison": ("much_less", "less", "approx", "greater", "much_greater"),
+                 "condition": ("sufficient", "necessary", "iff"),
+                 "count": ("same", "different"),
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little"),
                  **SENTENCE_CLASSES}
