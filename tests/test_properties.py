@@ -24,6 +24,7 @@ import pytest
 import torch
 
 import tinygpt.model as tg_model
+from tests.test_laws_components import COMPONENT_MUTANTS
 from tests.test_laws_hedges import HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_MUTANTS
 from tests.test_laws_reading import READING_MUTANTS
@@ -303,6 +304,7 @@ MUTANTS.update(STATEMENT_MUTANTS)  # laws of law-stating sentences (issue 12 ite
 MUTANTS.update(HEDGE_MUTANTS)  # laws of sentences once waived as hedges
 MUTANTS.update(PROSE_MUTANTS)  # comparatives and scope words (issue 12, second pass)
 MUTANTS.update(READING_MUTANTS)  # words no slot read before (laws6)
+MUTANTS.update(COMPONENT_MUTANTS)  # a trait searched on the component named (laws7)
 
 
 def test_every_property_has_a_law_and_a_mutant() -> None:

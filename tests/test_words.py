@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_laws_components import COMPONENT_FLIPS
 from tests.test_laws_hedges import HEDGE_FLIPS, HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_FLIPS, PROSE_MUTANTS
 from tests.test_laws_read import READ_FLIPS, READ_SEARCHED
@@ -124,6 +125,7 @@ FLIPS += READ_FLIPS  # the words of the sentences once quoted literally (issue 1
 FLIPS += PROSE_FLIPS  # comparatives and scope words (issue 12, second pass)
 FLIPS += HEDGE_FLIPS  # laws of sentences once waived as hedges (test_laws_hedges)
 FLIPS += READING_FLIPS  # words no slot read before (test_laws_reading)
+FLIPS += COMPONENT_FLIPS  # the component law (test_laws_components)
 
 
 def test_every_slot_has_a_flip_that_fails() -> None:
@@ -135,7 +137,7 @@ def test_every_slot_has_a_flip_that_fails() -> None:
 # The flips of test_laws_statements, test_laws_prose and test_laws_read's READ_SEARCHED are
 # searched there, with the same assertion (or a stronger one); each search runs once in the suite.
 SEARCHED_ELSEWHERE = (STATEMENT_FLIPS + READ_SEARCHED + PROSE_FLIPS + HEDGE_FLIPS
-                      + READING_FLIPS)
+                      + READING_FLIPS + COMPONENT_FLIPS)
 SEARCHED_HERE = [(n, f) for n, f in FLIPS if (n, f) not in SEARCHED_ELSEWHERE]
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from verifiers.claimtext import HOLE_RE, HoleRef
-from verifiers.lawsentence import find_sentence
+from verifiers.lawsentence import find_opening, find_sentence
 from verifiers.numbers import (
     MANTISSA_PATTERN,
     NUMBER_PATTERN,
@@ -361,6 +361,12 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
             if whole is not None:
                 relaxed, compiled = whole.rephrased, compile_quote(whole.rephrased.text)
                 found = {whole.start: ([whole.span], whole.end)}
+        if not found:  # or its opening law word changed (verifiers/lawsentence.py, laws7)
+            opened = find_opening(quote, text, HOLE_RE, lambda q: _candidates(
+                text, compile_quote(q), scopes, units))
+            if opened is not None:
+                relaxed, compiled, found = (opened.relaxed, compile_quote(opened.relaxed.text),
+                                            opened.found)
         if not found:
             raise _not_found(text, quote, scopes, units)
         if len(found) > 1:

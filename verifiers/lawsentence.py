@@ -27,10 +27,22 @@ here runs (the quote is found as written). Pure text: no torch, no Hypothesis.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from verifiers.words import PHRASE_PREFIX, Rephrased, content, normal, phrase_words
+from verifiers.words import (
+    AUTO_PREFIX,
+    MAX_WORD,
+    PHRASE_PREFIX,
+    Relaxed,
+    Rephrased,
+    auto_words,
+    content,
+    normal,
+    phrase_words,
+    relax,
+)
 
 #: a sentence hole's name starts with this (it starts with PHRASE_PREFIX: it is read as a phrase)
 SENTENCE_PREFIX = f"{PHRASE_PREFIX}_sentence"
@@ -208,3 +220,75 @@ def _alone(text: str, scopes: list[tuple[int, int]], line: str, hole_re: re.Patt
         return None
     _, s, e = best
     return s, e, (s, e)
+
+
+# -- a quote's opening law word (laws7) ----------------------------------------------------------
+#
+# ``relax`` reads every law word of a quote's fixed text except the first: a quote cannot start
+# with a hole, since the literal it opens with is where it is looked for. A quote that opens
+# with its law word ("Softmax：把每一行…", "如果所有分数都相等") then only went
+# ``stale`` when that word changed (Softmax -> LayerNorm). :func:`find_opening` finds the rest
+# of the quote (as written, or relaxed) and reads the word the note prints right before it, up
+# to a clause stop or a line start, as the opening word's auto hole ``⟦_law0⟧``.
+
+OPENING = f"{AUTO_PREFIX}0"
+_BEFORE_STOP = "\n。；;，,：:！!？?（）()「」“”\"'│"  # the printed word never reaches past these
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The quote with its opening law word as an auto hole, and where it is."""
+
+    relaxed: Relaxed
+    found: dict[int, tuple[list[tuple[int, int]], int]]
+
+
+def opening_word(quote: str, hole_re: re.Pattern[str]) -> tuple[str, str] | None:
+    """(the opening law word, the rest of the quote), or None: no law word opens it, or the
+    rest opens with a hole or is blank."""
+    lead = len(quote) - len(quote.lstrip())
+    m = auto_words().match(quote, lead)
+    if m is None:
+        return None
+    rest = quote[m.end():]
+    if not rest.strip() or hole_re.match(rest.lstrip()) is not None:
+        return None
+    return m.group(), rest
+
+
+def word_before(text: str, start: int) -> int:
+    """Where the word the note prints right before ``start`` begins (up to MAX_WORD characters
+    back, never past a clause stop or a line start); ``start`` when there is none."""
+    k = start
+    while k > 0 and start - k < MAX_WORD and text[k - 1] not in _BEFORE_STOP:
+        k -= 1
+    while k < start and text[k].isspace():
+        k += 1
+    return k
+
+
+def find_opening(quote: str, text: str, hole_re: re.Pattern[str],
+                 candidates: Callable[[str], dict[int, tuple[list[tuple[int, int]], int]]]
+                 ) -> Opening | None:
+    """The quote found with its opening law word read from the note (``candidates``: every
+    match of a quote text by where it begins), or None (no opening law word, the rest not
+    found exactly once, or nothing printed before it)."""
+    opened = opening_word(quote, hole_re)
+    if opened is None:
+        return None
+    word, rest = opened
+    relaxed_rest = None
+    found = candidates(rest)
+    if len(found) != 1:
+        relaxed_rest = relax(rest, hole_re)
+        found = candidates(relaxed_rest.text) if relaxed_rest is not None else {}
+    if len(found) != 1:
+        return None
+    (start, (spans, end)), = found.items()
+    begin = word_before(text, start)
+    if begin == start:
+        return None
+    quoted = {OPENING: normal(word), **(relaxed_rest.quoted if relaxed_rest else {})}
+    body = relaxed_rest.text if relaxed_rest is not None else rest
+    return Opening(Relaxed(f"⟦{OPENING}⟧{body}", quoted),
+                   {begin: ([(begin, start), *spans], end)})

@@ -39,7 +39,7 @@ from verifiers.notes import Note
 from verifiers.schema import Claim
 from verifiers.verdicts import RunResult
 
-__all__ = ["KINDS", "KindCoverage", "classify_items", "item_kind"]
+__all__ = ["KINDS", "KindCoverage", "classify_items", "item_kind", "quote_match"]
 
 KINDS = tuple(FINDERS)  # "formulas", "statements", "procedures"
 COVERED, WAIVED, UNCOVERED = "covered", "waived", "uncovered"
@@ -109,6 +109,12 @@ def _match(note: Note, text: str, section: str | None, near: str | None,
         return find_in(note, text, scopes, near=near, after=after)
     except ResolveError:
         return None
+
+
+def quote_match(note: Note, claim: Claim) -> Match | None:
+    """Where a claim's quote is in the note (None: not found), as coverage finds it: for the
+    law-word survey (benchmarks/lawwords.py), which runs the claims near an edit."""
+    return _match(note, claim.text, claim.section, claim.near, claim.after)
 
 
 def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
@@ -202,12 +208,29 @@ def _fixed_law_words(text: str, start: int, end: int,
     """The vocabulary law words of a matched quote's fixed text (outside its holes, not its
     first word): the words ``relax`` reads as holes when the note changes them."""
     out = []
-    for m in words.auto_words().finditer(text, start, end):
-        a, b = m.span()
-        if a == start or any(a < y and b > x for x, y in holes):
-            continue
-        out.append((a, b))
+    cuts = sorted((max(x, start), min(y, end)) for x, y in holes if x < end and y > start)
+    gaps, pos = [], start  # the fixed text between the holes, as relax reads it chunk by chunk
+    for x, y in cuts:  # (大于 ⟨0⟩: 大于, not the longer word 大于 0 that takes in the hole)
+        if x > pos:
+            gaps.append((pos, x))
+        pos = max(pos, y)
+    gaps.append((pos, end))
+    for lo, hi in gaps:
+        for m in words.auto_words().finditer(text, lo, hi):
+            a, b = m.span()
+            if b > hi or (a == start and not _opening_read(text, b, end, cuts)):
+                continue
+            out.append((a, b))
     return out
+
+
+def _opening_read(text: str, b: int, end: int, holes: list[tuple[int, int]]) -> bool:
+    """A quote's opening law word is read (verifiers/lawsentence.py ``find_opening``) when
+    fixed text follows it (a quote cannot open with a hole)."""
+    k = b
+    while k < end and text[k].isspace():
+        k += 1
+    return k < end and not any(x == k for x, _ in holes)
 
 
 def classify_items(result: RunResult, name: str) -> dict[str, KindCoverage]:

@@ -34,7 +34,9 @@ from verifiers.properties.params import (
     Spec,
     slot,
 )
+from verifiers.properties.specs_components import specs as component_specs
 from verifiers.properties.specs_hedges import specs as hedge_specs
+from verifiers.properties.specs_necessity import specs as necessity_specs
 from verifiers.properties.specs_prose import specs as prose_specs
 from verifiers.properties.specs_reading import specs as reading_specs
 from verifiers.properties.specs_statements import specs as statement_specs
@@ -274,6 +276,8 @@ _SPECS = (*_SPECS, *statement_specs())  # laws of law-stating sentences (issue 1
 _SPECS = (*_SPECS, *prose_specs())  # comparatives and scope words (issue 12, second pass)
 _SPECS = (*_SPECS, *hedge_specs())  # laws of sentences once waived as hedges
 _SPECS = (*_SPECS, *reading_specs())  # sentences no slot could read (issue 12, laws6)
+_SPECS = (*_SPECS, *component_specs())  # a trait searched on the component named (laws7)
+_SPECS = (*_SPECS, *necessity_specs())  # necessity words as a searchable law (laws7)
 _SPECS = tuple(with_words(s) for s in _SPECS)  # their words read (issue 12 item 1)
 CATALOG: dict[str, Spec] = {s.name: s for s in _SPECS}
 NAMES: tuple[str, ...] = tuple(CATALOG)

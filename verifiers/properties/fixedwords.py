@@ -122,6 +122,26 @@ def _sentence(quoted: str, printed: Printed, absorbed: frozenset[str], changed: 
     changed.extend(mine)
     if words.loose_negations(plain) != words.loose_negations(printed.text):
         unread.append((quoted, printed))
+    elif _named_lost(plain, printed.text, absorbed):
+        unread.append((quoted, printed))
+
+
+#: classes whose words qualify what a sentence is about (laws7): one lost from a rewritten
+#: sentence is another subject (因果掩码 -> 双向掩码), never a rewording. Not ``component``: a
+#: component named in passing may go (一次注意力计算的最后一步 -> 最后一步); one replaced by
+#: another is a change of its class, judged as such
+NAMING = frozenset({"trait", "comparison", "condition", "count"})
+
+
+def _named_lost(quoted: str, printed: str, absorbed: frozenset[str]) -> bool:
+    """Does the rewritten sentence drop a naming law word of the quote (a class no slot of the
+    claim reads) without stating the same meaning?"""
+    new = words.phrase_meanings(printed)
+    for _word, old in words.phrase_words(quoted):
+        named = {c: m for c, m in old.items() if c in NAMING and c not in absorbed}
+        if named and not any(m in new.get(c, ()) for c, m in named.items()):
+            return True
+    return False
 
 
 def _said(text: str) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from verifiers.properties import (  # noqa: F401  (each module registers its laws)
     laws_attention,
+    laws_components,
     laws_decoding,
     laws_hedges,
     laws_model,
+    laws_necessity,
     laws_prose,
     laws_reading,
     laws_softmax,

@@ -126,6 +126,13 @@ DIGIT = ("zero", "one")
 PERPLEXITY = ("v", "ln_v", "inv_v", "one")
 SYMMETRY = ("equivariant", "invariant", "aware")
 MAGNITUDE = ("strong", "weak")
+#: the building blocks a law may be about, and what it may say of them (laws7: a property moved
+#: to another component is searched on that component; :mod:`.laws_components`)
+COMPONENT = ("softmax", "layernorm", "rmsnorm", "relu", "gelu", "sigmoid", "tanh", "attention",
+             "masked_attention", "residual", "ffn")
+TRAIT = ("sums_to_one", "nonneg", "positive", "unit_interval", "shift_invariant",
+         "scale_invariant", "mean_zero", "unit_variance", "monotone", "bounded", "equivariant",
+         "causal", "per_position")
 #: The classes of the words of every other law-stating sentence (issue 12 item 1; the slots
 #: that read them: :mod:`.specs_words`), the default meaning first.
 SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
@@ -168,6 +175,11 @@ VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTIO
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
                  "allowed": ALLOWED, "digit": DIGIT, "perplexity": PERPLEXITY,
                  "symmetry": SYMMETRY, "magnitude": MAGNITUDE,
+                 "component": COMPONENT, "trait": TRAIT,
+                 # read from a quote's fixed text only (laws7): no slot yet
+                 "comparison": ("much_less", "less", "approx", "greater", "much_greater"),
+                 "condition": ("sufficient", "necessary", "iff"),
+                 "count": ("same", "different"),
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little"),
                  **SENTENCE_CLASSES}
