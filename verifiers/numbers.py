@@ -92,7 +92,7 @@ class PrintedNumber:
     value: Fraction  # exact; percent /100, 万 ×1e4, 亿 ×1e8, exponent applied
     half_unit: Fraction  # half a unit of the last printed digit, in the value's scale
     exact: bool  # True only for a plain integer: integers are exact, others rounded
-    kind: str  # 'integer' | 'decimal' | 'percent' | 'scientific' | 'magnitude'
+    kind: str  # 'integer' | 'decimal' | 'percent' | 'scientific' | 'magnitude' | 'vague'
 
 
 def _exp(text: str) -> int:
@@ -236,6 +236,10 @@ def format_like(pn: PrintedNumber, value: Decimal | Fraction | int,
     value = Decimal(value)
     if not value.is_finite():
         return None
+    if pn.kind == "vague":  # a magnitude word (几万): the word of the value's order
+        from verifiers.magnitude_words import word_for
+
+        return word_for(pn.text, Fraction(value))
     raw = _RAW_RE.fullmatch(pn.text)
     if raw is None:  # pragma: no cover - every printed number matches
         return None
