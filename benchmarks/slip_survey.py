@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.planted.survey import Edit, survey, table  # noqa: E402
+from benchmarks.planted.survey import CorpusError, Edit, survey, table  # noqa: E402
 from verifiers.arithmetic.edits import number_spans  # noqa: E402
 from verifiers.engine import Engine  # noqa: E402
 from verifiers.holes import ResolveError, read_value  # noqa: E402
@@ -74,9 +74,14 @@ def swaps(notes_dir: Path = ROOT / "notes", claims_dir: Path = ROOT / "claims") 
                         continue
                     new = (hole[:a[0] - start] + tb + hole[a[1] - start:b[0] - start] + ta
                            + hole[b[1] - start:])
-                    out.append(Edit(f"sw-{c.id}-{x.name}-{i}-{j}", "copied-entries", v.note,
-                                    hole, new, f"entries {i} and {j} of the given {x.name} "
-                                    "swapped", line=line))
+                    edit = Edit(f"sw-{c.id}-{x.name}-{i}-{j}", "copied-entries", v.note,
+                                hole, new, f"entries {i} and {j} of the given {x.name} "
+                                "swapped", line=line)
+                    try:
+                        edit.offset(note.text)
+                    except CorpusError:  # the hole's text is printed twice on its line
+                        continue
+                    out.append(edit)
     return sorted(out, key=lambda e: (e.note, e.line or 0, e.id))
 
 
