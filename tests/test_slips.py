@@ -114,3 +114,20 @@ def test_the_slips_listed_are_bounded_and_deterministic():
                for s in swaps)
     assert ("0", "1", "0", "1", "0", "1", "0", "1") in {s.texts for s in swaps}
     assert len(out) < 40
+
+
+def test_two_holes_of_one_printed_row_are_one_value(tmp_path, capsys, monkeypatch):
+    # R read entry by entry (⟨R[0]⟩ ⟨R[1]⟩ …) and nothing else computed from M: a swap of R's
+    # entries fails two holes of one printed value, which a slip of R explains as well as a
+    # slip of M: R keeps the verdict
+    claims = CLAIMS.replace("结果 ⟨R⟩\n      行和 ⟨s⟩", "结果 [[⟨R[0]⟩, ⟨R[1]⟩], [⟨R[2]⟩, ⟨R[3]⟩]]")
+    claims = claims.replace('      R: k * M\n      s: "[k * (M[0, 0] + M[0, 1]), k * (M[1, 0] + '
+                            'M[1, 1])]"\n', '      R: "[k * M[0, 0], k * M[0, 1], k * M[1, 0], '
+                            'k * M[1, 1]]"\n')
+    assert "⟨s⟩" not in claims and "R: k * M" not in claims
+    note = NOTE.replace("[[1.5, -4.5], [7.5, 3.0]]", "[[-4.5, 1.5], [7.5, 3.0]]")
+    code, by_id = check_project(tmp_path, note, claims, monkeypatch, capsys)
+    assert code == 1
+    values = {v["name"]: v for v in by_id["scale"]["values"]}
+    assert values["M"]["status"] == "given"
+    assert values["R[0]"]["status"] == "discrepancy" and values["R[0]"]["local"] == "wrong"

@@ -359,8 +359,9 @@ def _slip(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, N
     or more printed values (a slip of one consumer cannot explain them), and exactly one
     slip among the best predicted must repair them (two that do name nobody)."""
     evidence = sum(base.failing.values())
-    if evidence < 2 or len(base.failing) < 2:
-        return None
+    values_failing = {(cid, key.split("[")[0]) for cid, key in base.failing}
+    if evidence < 2 or len(values_failing) < 2:
+        return None  # one printed value (⟨p[0]⟩ ⟨p[1]⟩ is one) may hold the slip itself
     jac = [[(c[k] - base.computed[k]) / h for h, c in steps] for k in range(len(base.printed))]
     residual = [p - c for p, c in zip(base.printed, base.computed, strict=True)]
     texts = tuple(pn.text for pn in given.numbers)
