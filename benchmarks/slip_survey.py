@@ -89,10 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.slip_survey",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--every", type=int, default=1, help="only every Nth swap")
+    parser.add_argument("--id", action="append", help="only this edit (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the edits, run nothing")
     parser.add_argument("--progress", action="store_true", help="one line per edit on stderr")
     args = parser.parse_args(argv)
-    edits = swaps()[::max(1, args.every)]
+    edits = [e for e in swaps() if e.id in args.id] if args.id else swaps()[::max(1, args.every)]
     if args.list:
         for e in edits:
             print(f"{e.note}:{e.line} {e.id}: {e.find!r} -> {e.replace!r}")
