@@ -27,6 +27,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers", "verifiers.errors", "verifiers.files", "verifiers.verdicts",
         "verifiers.textsafe", "verifiers.yamlload", "verifiers.deadline", "verifiers.budget",
         "verifiers.lifecycle", "verifiers.progress", "verifiers.numbers", "verifiers.words",
+        "verifiers.magnitude_words",  # 几万, millions: read by holes, written by numbers
     )),
     ("reading notes", ("verifiers.parsers", "verifiers.notes")),
     ("loading claims", (

@@ -884,7 +884,7 @@ def _special(raw: str) -> PrintedNumber | None:
     """
     vague = read_vague(raw)  # a magnitude word (几万, 数十亿): verifiers/magnitude_words.py
     if vague is not None:
-        return vague
+        return PrintedNumber(*vague, False, "vague")
     m = _MATH_MAGNITUDE_RE.fullmatch(raw)
     if m is not None:
         pn = parse_printed(f"{m.group(1)} {m.group(2)}")

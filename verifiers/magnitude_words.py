@@ -56,17 +56,16 @@ def _unit(word: str) -> int | None:
     return None
 
 
-def read_vague(raw: str):
-    """``raw`` (a whole hole's text) as a printed number of kind ``vague``, else None."""
-    from verifiers.numbers import PrintedNumber
-
+def read_vague(raw: str) -> tuple[str, Fraction, Fraction] | None:
+    """``raw`` (a whole hole's text) as (text, value, half_unit) of a printed number of kind
+    ``vague`` (the middle of its order of magnitude and half its width), else None."""
     text = raw.strip()
     if _VAGUE_RE.fullmatch(text) is None:
         return None
     unit = _unit(text)
     if unit is None:
         return None
-    return PrintedNumber(text, Fraction(11 * unit, 2), Fraction(9 * unit, 2), False, "vague")
+    return text, Fraction(11 * unit, 2), Fraction(9 * unit, 2)
 
 
 def word_for(printed: str, value: float | Fraction) -> str | None:
