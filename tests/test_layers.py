@@ -28,6 +28,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.textsafe", "verifiers.yamlload", "verifiers.deadline", "verifiers.budget",
         "verifiers.lifecycle", "verifiers.progress", "verifiers.numbers", "verifiers.words",
         "verifiers.unit_words",  # states: unit (a table of unit words; math only)
+        "verifiers.magnitude_words",  # 几万, millions: read by holes, written by numbers
     )),
     ("reading notes", ("verifiers.parsers", "verifiers.notes")),
     ("loading claims", (

@@ -88,6 +88,9 @@ class HoleState:
     route: str | None = None  # the honest route(s) giving the printed value (routes.py keys)
     candidates: dict[str, Any] = field(default_factory=dict)  # route key -> this hole's value
     unrouted: tuple[int, ...] = ()  # the printed numbers (row-major) no route gives
+    # numbers of a row that mixes routes (routes.one_route): index -> the routes giving it
+    mixed: dict[int, set[str]] = field(default_factory=dict)
+    leaders: tuple[str, ...] = ()  # the routes giving most of that row
 
 
 @dataclass
@@ -355,6 +358,7 @@ class Engine:
         values = self._route_values(ev, name)
         run = claim.run
         floating = run is not None and any(d in run.outputs for d in dependencies(claim, name))
+        row: list[tuple[str, int, set[str]]] = []  # (hole key, number, routes giving it)
         for ref in (h for h in claim.holes if h.name == name):
             printed = ev.match.values[ref.key]
             parts = {key: part_of(v, ref, printed) for key, v in values.items()}
@@ -366,6 +370,8 @@ class Engine:
             for i, pn in enumerate(printed.numbers):
                 def admits(v: Any, pn: PrintedNumber = pn, approx: bool = approx) -> bool:
                     return rounds_to(pn, v, claim.widen.get(name), approx, floating)
+                if not approx:
+                    row.append((ref.key, i, {k for k, n in numbers.items() if admits(n[i])}))
                 key = rt.first_admitting({k: n[i] for k, n in numbers.items()}, admits)
                 global_ok &= key == "exact"
                 local_ok &= key is not None
@@ -379,6 +385,15 @@ class Engine:
             ev.states[ref.key] = HoleState(ref.key, local_ok, global_ok, "", root,
                                            ",".join(used) if local_ok else None, parts,
                                            tuple(unrouted))
+        mixed, leaders = rt.one_route([a for _, _, a in row])
+        for k in mixed:  # one printed row, one route (routes.one_route)
+            key, i, admitted = row[k]
+            state = ev.states[key]
+            state.local_ok = state.global_ok = False
+            state.root = state.route = None
+            state.unrouted = tuple(sorted({*state.unrouted, i}))
+            state.mixed[i] = admitted
+            state.leaders = tuple(leaders)
 
     def _route_values(self, ev: Evaluation, name: str) -> dict[str, Any]:
         """The checked name's value along each route that can differ from the exact one
@@ -591,6 +606,8 @@ class Engine:
         vv.suggestion = exact_text
         if "printed" in texts and self._chain_sound(ev, ref.name):
             vv.suggestion = texts["printed"]  # the note's own honest chain (issue 14)
+        if state.mixed:  # a row mixing routes: its leading route's text, none in a tie
+            vv.suggestion = texts.get(state.leaders[0]) if len(state.leaders) == 1 else None
         vv.route = state.route
         if state.global_ok:
             status, why = VERIFIED, ""
@@ -623,6 +640,8 @@ class Engine:
                 vv.message += " " + " / ".join(rt.label_of(k) for k in state.route.split(","))
         else:
             vv.message = f"{ref.key}: printed {shown}, expected {vv.suggestion}"
+            if state.mixed and vv.suggestion is None:  # a tie of routes: nothing to suggest
+                vv.message = f"{ref.key}: printed {shown}"
             if why:
                 vv.message += f" — {why}"
         return vv
@@ -632,13 +651,17 @@ class Engine:
         """"no honest route gives 5.54 (5.55 exact, 5.53 from the printed inputs)", for
         each printed number that no route gives (a vector's by its index)."""
         values = {key: flat(part) for key, part in state.candidates.items()}
-        parts = []
+        parts, mixed = [], []
         for i in state.unrouted:
             pn = printed.numbers[i]
             texts = {key: like(pn, v[i]) for key, v in values.items()}
             where = "" if printed.shape == () else f"{ref.key}{_index(printed.shape, i)} = "
+            if i in state.mixed:
+                mixed.append(where + rt.mixed_message(pn.text, state.mixed[i], state.leaders))
+                continue
             parts.append(f"{where}{pn.text} ({rt.describe(texts)})")
-        return "no honest route gives " + "; ".join(parts)
+        said = ["no honest route gives " + "; ".join(parts)] if parts else []
+        return "; ".join(said + mixed)
 
     def _chain_sound(self, ev: Evaluation, name: str) -> bool:
         """Are the checked values this one reads (here and upstream) all right by some

@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from verifiers.claimtext import HOLE_RE, HoleRef
 from verifiers.lawsentence import find_opening, find_sentence
+from verifiers.magnitude_words import VAGUE_PATTERN, read_vague
 from verifiers.numbers import (
     MANTISSA_PATTERN,
     NUMBER_PATTERN,
@@ -195,7 +196,7 @@ def _literal(chunk: str) -> str:
 def _value_alternatives() -> tuple[re.Pattern[str], ...]:
     plain = rf"(?:[-+−]{_WS}*)?(?:{MANTISSA_PATTERN})"
     sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _MATH_MAGNITUDE, _NUM, plain,
-               _TENTHS_PATTERN)
+               _TENTHS_PATTERN, VAGUE_PATTERN)  # 几万, millions: verifiers/magnitude_words.py
     return tuple(re.compile(src, re.DOTALL) for src in sources)
 
 
@@ -887,6 +888,9 @@ def _special(raw: str) -> PrintedNumber | None:
     ``25$ 亿`` keeps its text, so a suggestion is written back the same way (``25$ 亿``);
     ``三成`` is 30% rounded to whole tenths (half a unit: 5%), written back as a percentage.
     """
+    vague = read_vague(raw)  # a magnitude word (几万, 数十亿): verifiers/magnitude_words.py
+    if vague is not None:
+        return PrintedNumber(*vague, False, "vague")
     m = _MATH_MAGNITUDE_RE.fullmatch(raw)
     if m is not None:
         pn = parse_printed(f"{m.group(1)} {m.group(2)}")

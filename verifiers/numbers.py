@@ -92,7 +92,7 @@ class PrintedNumber:
     value: Fraction  # exact; percent /100, 万 ×1e4, 亿 ×1e8, exponent applied
     half_unit: Fraction  # half a unit of the last printed digit, in the value's scale
     exact: bool  # True only for a plain integer: integers are exact, others rounded
-    kind: str  # 'integer' | 'decimal' | 'percent' | 'scientific' | 'magnitude'
+    kind: str  # 'integer' | 'decimal' | 'percent' | 'scientific' | 'magnitude' | 'vague'
 
 
 def _exp(text: str) -> int:
@@ -236,6 +236,10 @@ def format_like(pn: PrintedNumber, value: Decimal | Fraction | int,
     value = Decimal(value)
     if not value.is_finite():
         return None
+    if pn.kind == "vague":  # a magnitude word (几万): the word of the value's order
+        from verifiers.magnitude_words import word_for
+
+        return word_for(pn.text, Fraction(value))
     raw = _RAW_RE.fullmatch(pn.text)
     if raw is None:  # pragma: no cover - every printed number matches
         return None
@@ -321,8 +325,14 @@ def approximate_unit(pn: PrintedNumber) -> Fraction | None:
 
     Digits after a point are significant (0.30 → 0.01); an integer mantissa's trailing
     zeros are not (约 300 → 100; 约 25 → 1; ≈ 0 → 1; 约 3 亿 → 1 亿; 约 30% → 10%).
+
+    A decimal printed to :data:`ROUNDED_DIGITS` or more significant digits has none either
+    (约 0.731059): that many digits are a rounding, and 约 only says the value is not exact,
+    so a truncated last digit (0.731058 for 0.7310586) is wrong like any wrong rounding.
     """
     if pn.kind == "fraction" or is_bare_power(pn):
+        return None
+    if decimals(pn) and significant_digits(pn) >= ROUNDED_DIGITS:
         return None
     unit = 2 * pn.half_unit
     if decimals(pn) == 0 and pn.value != 0:
@@ -331,6 +341,16 @@ def approximate_unit(pn: PrintedNumber) -> Fraction | None:
             digits /= 10
             unit *= 10
     return unit
+
+
+ROUNDED_DIGITS = 5  # significant digits from which an approximate decimal is a rounding
+
+
+def significant_digits(pn: PrintedNumber) -> int:
+    """Significant digits of the printed mantissa (0.0731 → 3, 12.50 → 4)."""
+    m = _RAW_RE.fullmatch(pn.text)
+    digits = re.sub(r"\D", "", (m["mant"] if m else "").translate(_FULLWIDTH))
+    return len(digits.lstrip("0"))
 
 
 def is_bare_power(pn: PrintedNumber) -> bool:

@@ -28,7 +28,8 @@ from mpmath import mp
 from verifiers.numbers import PrintedNumber
 
 __all__ = ["EXACT", "FINER", "PRINTED", "Hidden", "Route", "carry_number", "describe",
-           "first_admitting", "label_of", "matches_a_route", "round_hidden", "routes_for"]
+           "first_admitting", "label_of", "matches_a_route", "mixed_message", "one_route",
+           "round_hidden", "routes_for"]
 
 EXACT, PRINTED, FINER = "exact", "printed", "finer"
 DPS = 40
@@ -165,3 +166,34 @@ def matches_a_route(pn: PrintedNumber, values: list[Any]) -> bool:
             if abs(p - v) <= half + slack:
                 return True
     return False
+
+
+def one_route(admitted: list[set[str]]) -> tuple[list[int], list[str]]:
+    """One printed row, one route: the numbers of a printed vector that its other numbers'
+    route does not give, and the leading route(s).
+
+    An author computes a printed row in one pass, from the exact values or from the printed
+    inputs, not some entries one way and some the other. When every number of the row is
+    given by some honest route (``admitted[i]``: the keys of the routes giving number i) but
+    no route gives them all, the row mixes routes: the route(s) giving the most numbers lead,
+    and each number that a leading route does not give is flagged (two leading routes flag
+    both their misses: which one is wrong cannot be told). Rows of fewer than three numbers,
+    and rows with a number no route gives (already a failure), are left alone."""
+    if len(admitted) < 3 or any(not a for a in admitted):
+        return [], []
+    keys = sorted(set().union(*admitted))
+    if any(all(k in a for a in admitted) for k in keys):
+        return [], []
+    counts = {k: sum(k in a for a in admitted) for k in keys}
+    best = max(counts.values())
+    leaders = [k for k in keys if counts[k] == best]
+    flagged = sorted({i for k in leaders for i, a in enumerate(admitted) if k not in a})
+    return flagged, leaders
+
+
+def mixed_message(number: str, admitted: set[str], leaders: list[str]) -> str:
+    """Why one number of a row that mixes routes is flagged."""
+    own = " / ".join(label_of(k) for k in sorted(admitted))
+    lead = " / ".join(label_of(k) for k in leaders)
+    return (f"{number} is the value {own} only, and no one route gives the whole row "
+            f"(most of it: {lead}); one printed row is computed one way")

@@ -42,9 +42,10 @@ import mpmath
 
 from verifiers.arithmetic.edits import number_spans
 from verifiers.arithmetic.onefailure import Printing, explain, in_column, unit_factor
+from verifiers.arithmetic.slips import rank, slips
 from verifiers.budget import Budget
 from verifiers.engine import Engine, Evaluation, flat, part_of
-from verifiers.holes import ResolveError, read_value
+from verifiers.holes import ResolveError, read_number, read_value
 from verifiers.notes import Note
 from verifiers.numbers import PrintedNumber
 from verifiers.schema import Claim
@@ -70,6 +71,7 @@ class _Given:
     numbers: tuple[PrintedNumber, ...]
     spans: tuple[tuple[int, int], ...]  # each number's offsets in the note
     span: tuple[int, int]  # the hole's offsets
+    shape: tuple[int, ...] = ()  # the printed value's shape (a vector, a matrix)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class _Finding:
     repaired: frozenset[tuple[str, str]]  # (claim id, hole key) of the failing consumers
     evidence: int  # failing printed numbers repaired
     why: str = ""  # a one-failure reading (onefailure.py), appended to the message
+    # failing values that only inherit the error (right from the printed values they use)
+    inherited: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,8 @@ def attribute(verdicts: list[Verdict], claims: Iterable[Claim],
         involved = _closure(given.claim_id, users, by_id, present)
         if involved is None:
             continue
-        found = _trial(given, involved, claims, notes, base_cache, budget, ties)
+        found = _trial(given, involved, claims, notes, base_cache, budget, ties,
+                       _rows(given, givens))
         if found is not None:
             findings.append(found)
     chosen = _choose(findings)
@@ -188,7 +193,7 @@ def _given(verdict: Verdict, value, note: Note | None) -> _Given | None:
     if len(spans) != len(printed.numbers):
         return None
     return _Given(verdict.id, value.name, verdict.note, printed.numbers, tuple(spans),
-                  (start, end))
+                  (start, end), printed.shape)
 
 
 def _closure(claim_id: str, users: dict[str, set[str]], by_id: dict[str, Claim],
@@ -230,6 +235,7 @@ class _Outputs:
     failing: dict[tuple[str, str], int]  # (claim, hole key) -> numbers whose own step fails
     passes: bool  # every value of the claims verifies or keeps its pin
     printings: list[tuple[tuple[str, str], Printing]]  # each printed number, by (claim, key)
+    failed: frozenset[tuple[str, str]] = frozenset()  # every discrepancy, (claim, hole key)
 
 
 def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
@@ -237,6 +243,7 @@ def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
     computed: list[Any] = []
     failing: dict[tuple[str, str], int] = {}
     printings: list[tuple[tuple[str, str], Printing]] = []
+    failed: set[tuple[str, str]] = set()
     passes = True
     for cid in ids:
         ev = evals.get(cid)
@@ -245,6 +252,8 @@ def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
         for x in ev.verdict.values:
             if x.status not in PASS:
                 passes = False
+                if x.status == DISCREPANCY:
+                    failed.add((cid, x.name))
                 state = ev.states.get(x.name)
                 if x.status == DISCREPANCY and state is not None and not state.local_ok:
                     failing[(cid, x.name)] = max(1, len(state.unrouted))
@@ -269,7 +278,7 @@ def _outputs(evals: dict[str, Evaluation], ids: list[str]) -> _Outputs | None:
                     "{}:{}".format(*note.position(span[0]))
                 printings.append(((cid, ref.key), Printing(pn, span, place, _mpf(pn.value),
                                                            numbers[j])))
-    return _Outputs(printed, computed, failing, passes, printings)
+    return _Outputs(printed, computed, failing, passes, printings, frozenset(failed))
 
 
 def _mid(v: Any) -> Any:
@@ -280,12 +289,27 @@ def _mpf(x: Fraction) -> Any:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
+def _rows(given: _Given, givens: list[_Given]) -> list[tuple[str, ...]]:
+    """The printed rows (a vector's numbers, a matrix's rows) of the note's other givens:
+    where a row of ``given`` may have been copied from."""
+    out = []
+    for g in givens:
+        if g is given or g.note != given.note:
+            continue
+        texts = tuple(pn.text for pn in g.numbers)
+        width = g.shape[1] if len(g.shape) == 2 else len(texts)
+        out += [texts[k:k + width] for k in range(0, len(texts), width)] if width else []
+    return out
+
+
 def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
            base_cache: dict[str, dict[str, Evaluation]], budget: Budget,
-           ties: list[_Tie]) -> _Finding | None:
+           ties: list[_Tie], others: list[tuple[str, ...]] = ()) -> _Finding | None:
     """Solve the consumers for the given's numbers; the finding if a candidate repairs them.
-    A single failing column of percentages that the given's numbers could each repair adds
-    to ``ties`` (see :mod:`verifiers.arithmetic.onefailure`)."""
+    When no solution is cheaper than the failures, an author-like slip of the given
+    (:mod:`verifiers.arithmetic.slips`) is tried. A single failing column of percentages
+    that the given's numbers could each repair adds to ``ties`` (see
+    :mod:`verifiers.arithmetic.onefailure`)."""
     if given.note not in base_cache:
         base_cache[given.note] = {}
     base_evals = base_cache[given.note]
@@ -322,9 +346,65 @@ def _trial(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, 
             continue
         evidence = sum(base.failing.values())
         if len(changes) >= evidence:
-            return None  # as many changes as failures: the consumers may as well be wrong
+            break  # as many changes as failures: the consumers may as well be wrong
         return _Finding(given, texts, len(changes), frozenset(base.failing), evidence)
-    return None
+    return _slip(given, ids, claims, notes, base, x, steps, budget, list(others))
+
+
+def _slip(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
+          base: _Outputs, x: list[Any], steps: list[tuple[Any, list[Any]]], budget: Budget,
+          others: list[tuple[str, ...]]) -> _Finding | None:
+    """One author-like slip of the given (two entries swapped, a row copied, a sign) that
+    makes every consumer verify: the finding, as one change. The failures must lie in two
+    or more printed values (a slip of one consumer cannot explain them), and exactly one
+    slip among the best predicted must repair them (two that do name nobody)."""
+    evidence = sum(base.failing.values())
+    values_failing = {(cid, key.split("[")[0]) for cid, key in base.failing}
+    if evidence < 2 or len(values_failing) < 2:
+        return None  # one printed value (⟨p[0]⟩ ⟨p[1]⟩ is one) may hold the slip itself
+    jac = [[(c[k] - base.computed[k]) / h for h, c in steps] for k in range(len(base.printed))]
+    residual = [p - c for p, c in zip(base.printed, base.computed, strict=True)]
+    texts = tuple(pn.text for pn in given.numbers)
+
+    def values(new: tuple[str, ...]) -> list[Any] | None:
+        try:
+            return [_mpf(read_number(t).value) for t in new]
+        except (ValueError, ResolveError):
+            return None
+
+    def solve_row(idx: list[int]) -> tuple[str, ...] | None:
+        rows = [k for k in range(len(jac)) if any(jac[k][i] != 0 for i in idx)]
+        if not rows:
+            return None
+        with mpmath.workdps(30):
+            a = mpmath.matrix(len(rows), len(idx))
+            b = mpmath.matrix(len(rows), 1)
+            for r, k in enumerate(rows):
+                b[r] = residual[k]
+                for j, i in enumerate(idx):
+                    a[r, j] = jac[k][i]
+            d = _lstsq(a, b)
+        if d is None:
+            return None
+        out = list(texts)
+        for j, i in enumerate(idx):
+            t = _text(given.numbers[i], x[i] + d[j])
+            if t is None:
+                return None
+            out[i] = t
+        return tuple(out)
+
+    found: list[tuple[tuple[str, ...], str]] = []
+    for s in rank(slips(texts, given.shape, others, solve_row), values, x, jac, residual):
+        changes = [(*given.spans[i], t) for i, t in enumerate(s.texts) if t != texts[i]]
+        after = _outputs(_evaluate(claims, notes, given.note, changes, ids, budget), ids)
+        if after is not None and after.passes:
+            found.append((s.texts, s.what))
+    if len({t for t, _ in found}) != 1:
+        return None
+    new, what = found[0]
+    return _Finding(given, new, 1, frozenset(base.failing), evidence, f" (a slip: {what})",
+                    base.failed - frozenset(base.failing))
 
 
 def _one_failure(given: _Given, ids: list[str], claims: list[Claim], notes: dict[str, Note],
@@ -527,7 +607,7 @@ def _mark(f: _Finding, own, note: Note) -> None:
     y.message = (f"{g.key}: {shown} at {g.note}:{line}:{col} is inconsistent with the "
                  f"{f.evidence} value(s) computed from it ({', '.join(places)}); "
                  f"{' '.join(hole_text.split())} makes them verify{f.why}")
-    for cid, key in sorted(f.repaired):
+    for cid, key in sorted(f.repaired | f.inherited):
         v = own(cid)
         x = next(z for z in v.values if z.name == key)
         x.root_cause, x.local, x.suggestion = g.claim_id, "ok", None
