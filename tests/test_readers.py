@@ -159,3 +159,45 @@ def test_relaxed_quote_never_moves_a_hole_of_the_claim():
     text = "x\n比例是 0.75 倍。\n"
     quote = "比例是 0.5 和 ⟨b⟩ 倍。"
     assert relaxed_quote(text, quote, [(0, len(text))], [(0, len(text))]) is None
+
+
+# ---------------------------------------------------------------- literal numbers in quotes
+
+def _unread(note_text: str, claims_text: str, tmp_path: Path) -> list[tuple[str, int, str]]:
+    from verifiers.notes import Note
+    from verifiers.readers import unread_literals
+    from verifiers.schema import load_claim_file
+
+    path = tmp_path / "c.yaml"
+    path.write_text(claims_text, encoding="utf-8")
+    claims = load_claim_file(path, "c.yaml", {"n.txt"}).claims
+    return unread_literals(Note(tmp_path / "n.txt", note_text, "n.txt"), claims, [])
+
+
+def test_a_literal_number_nobody_reads_is_listed(tmp_path):
+    """The quoting claim holds 0.7311 and 0.2689 literally: read by ``ratios`` they are not
+    listed; with no reader, both are (an edit of them could only make the quote stale)."""
+    assert _unread(NOTE, CLAIMS, tmp_path) == []
+    listed = _unread(NOTE, ALONE, tmp_path)
+    assert [(cid, text) for cid, _, text in listed] == [("sum", "0.7311"), ("sum", "0.2689")]
+    assert listed[0][1] == NOTE.index("0.7311")
+
+
+def test_claims_quote_no_number_that_no_other_claim_reads():
+    """Over claims/: every number a quote holds as literal text is read by another claim (so
+    an edit of it is located and judged, verifiers/readers.py), waived, or a label."""
+    from verifiers.coverage.literals import _waived_spans
+    from verifiers.readers import unread_literals
+    from verifiers.run import load_claims, load_notes
+
+    root = Path(__file__).resolve().parent.parent
+    notes = load_notes(root / "notes")
+    waivers: list = []
+    claims, _ = load_claims(root / "claims", set(notes), waivers)
+    found = []
+    for name, note in notes.items():
+        waived = [s for w in waivers if w.note == name for s in _waived_spans(note, w)]
+        found += [f"{cid}: {name}:{':'.join(map(str, note.position(at)))} {text}"
+                  for cid, at, text in unread_literals(note, claims, waived)]
+    assert not found, "quotes hold numbers no other claim reads (make them holes):\n" + \
+        "\n".join(found)

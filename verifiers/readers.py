@@ -30,14 +30,21 @@ from verifiers.holes import Match, ResolveError, closest_line, find
 from verifiers.notes import Note
 from verifiers.schema import Claim
 
-__all__ = ["reader_spans", "relocate", "relaxed_quote"]
+__all__ = ["read_spans", "reader_spans", "relocate", "relaxed_quote"]
 
 _HOLE_CHARS = frozenset("⟨⟩⟪⟫⟦⟧")
 _NUMBERISH = frozenset("0123456789.,%-−+")  # a number's characters: trimmed at its edge
 
 
 def reader_spans(note: Note, claims: Iterable[Claim], skip: str) -> list[tuple[int, int]]:
-    """Note spans that claims of ``note`` other than ``skip`` read with a hole and judge.
+    """Note spans that claims of ``note`` other than ``skip`` read with a hole and judge
+    (:func:`read_spans`)."""
+    return sorted({(a, b) for a, b, owner in read_spans(note, claims) if owner != skip})
+
+
+def read_spans(note: Note, claims: Iterable[Claim]) -> list[tuple[int, int, str]]:
+    """(start, end, claim id) of every note span a claim of ``note`` reads with a hole and
+    judges.
 
     A claim judges its holes when it checks something (the rule coverage uses:
     :func:`verifiers.coverage.meaning.claim_checks`); a claim of inputs, only the holes a
@@ -46,9 +53,9 @@ def reader_spans(note: Note, claims: Iterable[Claim], skip: str) -> list[tuple[i
     """
     from verifiers.coverage.meaning import claim_checks
 
-    mine = [c for c in claims if c.note == note.name and c.id != skip and not c.problems]
+    mine = [c for c in claims if c.note == note.name and not c.problems]
     used = {(u.claim_id, u.hole) for c in mine if claim_checks(c) for u in c.uses.values()}
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, str]] = []
     for claim in mine:
         checks = claim_checks(claim)
         if not checks and not any(cid == claim.id for cid, _ in used):
@@ -56,24 +63,24 @@ def reader_spans(note: Note, claims: Iterable[Claim], skip: str) -> list[tuple[i
         if claim.kind == "procedure":
             from verifiers.procedures.locate import quote_spans
 
-            spans += quote_spans(note, claim) if checks else []
+            spans += [(a, b, claim.id) for a, b in quote_spans(note, claim)] if checks else []
             continue
         match = _locate(note, claim)
         if match is None:
             continue
         for key, printed in match.values.items():
             if checks or (claim.id, key.split("[")[0]) in used:
-                spans.append((printed.start, printed.end))
+                spans.append((printed.start, printed.end, claim.id))
         if checks:
             read = [*match.formulas.values(), *match.words.values(),
                     *(p for _, p in match.fixed.values())]
-            spans += [(p.start, p.end) for p in read]
+            spans += [(p.start, p.end, claim.id) for p in read]
             if claim.code is not None and claim.run is not None:
                 from verifiers.programs.codehole import block_span
 
                 block = block_span(claim, match, note)
                 if block is not None:
-                    spans.append(block)
+                    spans.append((*block, claim.id))
     return sorted(s for s in spans if s[1] > s[0])
 
 
@@ -191,3 +198,40 @@ def relocate(note: Note, claim: Claim, scopes: list[tuple[int, int]],
                     after=claim.after)
     except ResolveError:
         return None
+
+
+def unread_literals(note: Note, claims: Iterable[Claim], waived: list[tuple[int, int]]
+                    ) -> list[tuple[str, int, str]]:
+    """(claim id, note offset, text) of each number a claim's quote holds as literal text
+    (inside its match, outside its own holes) that no other claim reads and judges, no
+    waiver (``waived``: spans) and no coverage rule (a list marker, a label) takes out.
+
+    Why: an edit of such a number makes the quote stale and nothing says whether the new
+    number is right; read by another claim, the edit is located and judged (:func:`relocate`).
+    """
+    from verifiers.coverage.literals import RULES
+
+    claims = [c for c in claims if c.note == note.name and not c.problems]
+    spans = read_spans(note, claims)
+    out: list[tuple[str, int, str]] = []
+    for claim in claims:
+        if claim.kind == "procedure":
+            continue
+        match = _locate(note, claim)
+        if match is None:
+            continue
+        own = [(p.start, p.end) for p in [*match.values.values(), *match.formulas.values(),
+                                           *match.words.values()]]
+        for lit in note.literals:
+            if not match.start <= lit.start < match.end:
+                continue
+            if any(a <= lit.start and lit.end <= b for a, b in own):
+                continue
+            if any(a <= lit.start and lit.end <= b and who != claim.id for a, b, who in spans):
+                continue
+            if any(a <= lit.start and lit.end <= b for a, b in waived):
+                continue
+            if any(rule(note, lit) for rule in RULES.values()):
+                continue
+            out.append((claim.id, lit.start, lit.text))
+    return out
