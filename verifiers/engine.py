@@ -135,7 +135,7 @@ class Engine:
         self.claims = {c.id: c for c in claims}
         self.evaluations: dict[str, Evaluation] = {}
         self.in_progress: set[str] = set()
-        self.readers: dict[str, list[tuple[int, int]]] = {}  # note -> spans other claims read
+        self.readers: dict[str, dict[int, list[tuple[int, int]]]] = {}  # verifiers/readers.py
         self.by_readers: set[str] = set()  # claims whose stale quote their readers located
         # per claim and per run (None: unbounded); see verifiers.budget
         self.budget = budget if budget is not None else Budget(float("inf"), float("inf"))
@@ -309,14 +309,12 @@ class Engine:
     def _located_by_readers(self, ev: Evaluation, scopes: list[tuple[int, int]]) -> Match | None:
         """A stale quote found with the tokens other claims read as the note prints them
         (:mod:`verifiers.readers`); the readers of a note are located once per engine."""
-        from verifiers.readers import reader_spans, relocate
+        from verifiers.readers import relocate
 
         if ev.claim.kind == "procedure":
             return None
-        note = ev.note
-        if note.name not in self.readers:
-            self.readers[note.name] = reader_spans(note, self.claims.values(), "")
-        match = relocate(note, ev.claim, scopes, (), self.readers[note.name])
+        memo = self.readers.setdefault(ev.note.name, {})
+        match = relocate(ev.note, ev.claim, scopes, self.claims.values(), memo)
         if match is not None:
             self.by_readers.add(ev.claim.id)
         return match

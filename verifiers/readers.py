@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 
 from verifiers.claimtext import HOLE_RE
-from verifiers.holes import Match, ResolveError, closest_line, find
+from verifiers.holes import Closest, Match, ResolveError, closest_line, find
 from verifiers.notes import Note
 from verifiers.schema import Claim
 
@@ -36,15 +36,19 @@ _HOLE_CHARS = frozenset("⟨⟩⟪⟫⟦⟧")
 _NUMBERISH = frozenset("0123456789.,%-−+")  # a number's characters: trimmed at its edge
 
 
-def reader_spans(note: Note, claims: Iterable[Claim], skip: str) -> list[tuple[int, int]]:
+def reader_spans(note: Note, claims: Iterable[Claim], skip: str, at: int | None = None
+                 ) -> list[tuple[int, int]]:
     """Note spans that claims of ``note`` other than ``skip`` read with a hole and judge
     (:func:`read_spans`)."""
-    return sorted({(a, b) for a, b, owner in read_spans(note, claims) if owner != skip})
+    return sorted({(a, b) for a, b, owner in read_spans(note, claims, at) if owner != skip})
 
 
-def read_spans(note: Note, claims: Iterable[Claim]) -> list[tuple[int, int, str]]:
+def read_spans(note: Note, claims: Iterable[Claim], at: int | None = None
+               ) -> list[tuple[int, int, str]]:
     """(start, end, claim id) of every note span a claim of ``note`` reads with a hole and
-    judges.
+    judges; with ``at``, only the claims whose section holds that offset are located (a
+    reader of a token on that line must have it in scope: a stale claim costs a few quote
+    searches, not one per claim of the note).
 
     A claim judges its holes when it checks something (the rule coverage uses:
     :func:`verifiers.coverage.meaning.claim_checks`); a claim of inputs, only the holes a
@@ -59,6 +63,9 @@ def read_spans(note: Note, claims: Iterable[Claim]) -> list[tuple[int, int, str]
     for claim in mine:
         checks = claim_checks(claim)
         if not checks and not any(cid == claim.id for cid, _ in used):
+            continue
+        if at is not None and claim.section and not any(
+                a <= at < b for a, b in note.scopes(claim.section)):
             continue
         if claim.kind == "procedure":
             from verifiers.procedures.locate import quote_spans
@@ -96,7 +103,7 @@ def _locate(note: Note, claim: Claim) -> Match | None:
 
 
 def relaxed_quote(text: str, quote: str, scopes: list[tuple[int, int]],
-                  spans: list[tuple[int, int]]) -> str | None:
+                  spans: list[tuple[int, int]], close: Closest | None = None) -> str | None:
     """The quote with the note's current text where its closest line differs from it, when
     every difference lies inside one of ``spans`` (what readers read); else None.
 
@@ -104,7 +111,7 @@ def relaxed_quote(text: str, quote: str, scopes: list[tuple[int, int]],
     (whitespace ignored, each hole one token that stands for whatever the note prints in its
     place). A difference that takes in a hole of this claim changed its structure: None.
     """
-    close = closest_line(text, quote, scopes)
+    close = close if close is not None else closest_line(text, quote, scopes)
     if close is None or not spans:
         return None
     lo = text.rfind("\n", 0, close.offset) + 1
@@ -184,13 +191,18 @@ def _inside_reader(chars: list[tuple[int, str]], a1: int, a2: int, b1: int, b2: 
 
 
 def relocate(note: Note, claim: Claim, scopes: list[tuple[int, int]],
-             claims: Iterable[Claim], spans: list[tuple[int, int]] | None = None
+             claims: Iterable[Claim], memo: dict[int, list[tuple[int, int]]] | None = None
              ) -> Match | None:
-    """The stale claim's match with the tokens other claims read taken as the note prints
-    them now, or None (it stays stale). ``spans``: the readers' spans, when the caller has
-    them (one note's readers serve all its stale claims)."""
-    spans = reader_spans(note, claims, claim.id) if spans is None else spans
-    quote = relaxed_quote(note.text, claim.text, scopes, spans)
+    """The stale claim's match with the tokens other claims read taken as the note prints them
+    now, or None (it stays stale). ``memo``: the readers' spans by the offset of the closest
+    line's first difference, for the stale claims of one note that share a line."""
+    close = closest_line(note.text, claim.text, scopes)
+    if close is None:
+        return None
+    memo = {} if memo is None else memo
+    if close.offset not in memo:
+        memo[close.offset] = reader_spans(note, claims, "", close.offset)
+    quote = relaxed_quote(note.text, claim.text, scopes, memo[close.offset], close)
     if quote is None:
         return None
     try:
