@@ -4,7 +4,9 @@ Where ``benchmarks.planted`` runs hand-written author edits, this applies a mech
 mutation at every site of a class (verifiers/mutate.py ``sites``): a printed number's last
 digit, a law vocabulary word of a law-stating sentence replaced by another meaning's word, a
 component name by its neighbour (Softmax → Sigmoid), two neighbouring items of an arrow
-pipeline swapped, a sub/superscript's last character (i → j, 2 → 3). A class with more sites
+pipeline swapped, a sub/superscript's last character (i → j, 2 → 3); and, apart, the numbers
+some claim's quote holds as literal text (``quoted-number``: what verifiers/readers.py is
+about; a subset of ``number``). A class with more sites
 than ``--per-class`` is sampled with ``--seed`` (the same sample on every run).
 
 Each mutation re-runs only the claims whose quote (in the unedited note) touches the edited
@@ -109,7 +111,7 @@ def survey(per_class: int, seed: int, classes: tuple[str, ...], notes_dir: Path,
     rows: dict[str, Counter] = {}
     listed: list[dict] = []
     for cls in classes:
-        every = [s for name in sorted(notes) for s in sites(notes[name], cls)]
+        every = [s for name in sorted(notes) for s in sites(notes[name], cls, claims)]
         chosen = every
         if len(every) > per_class:
             chosen = sorted(random.Random(f"{seed}:{cls}").sample(every, per_class),

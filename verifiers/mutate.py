@@ -167,7 +167,10 @@ def survey(
 
 NUMBER, LAW_WORD, COMPONENT, PIPELINE, SCRIPT = (
     "number", "law-word", "component", "pipeline", "script")
-SITE_CLASSES = (NUMBER, LAW_WORD, COMPONENT, PIPELINE, SCRIPT)
+#: a number some claim's quote holds as literal text (verifiers/readers.py): the population
+#: "one reader per token" is about; its sites depend on the claims (:func:`quoted_sites`)
+QUOTED = "quoted-number"
+SITE_CLASSES = (NUMBER, LAW_WORD, COMPONENT, PIPELINE, SCRIPT, QUOTED)
 
 #: component names, each group a ring: a name becomes the next of its group (another component
 #: in the same place of a model, which the note's sentence then states wrongly)
@@ -204,12 +207,29 @@ class Site:
         return text[:self.start] + self.new + text[self.end:]
 
 
-def sites(note: Note, cls: str) -> list[Site]:
-    """Every mutation site of class ``cls`` in ``note``, in note order."""
+def sites(note: Note, cls: str, claims: list[Claim] | None = None) -> list[Site]:
+    """Every mutation site of class ``cls`` in ``note``, in note order (``claims``: needed for
+    :data:`QUOTED`)."""
+    if cls == QUOTED:
+        return quoted_sites(note, claims or [])
     found = {NUMBER: _number_sites, LAW_WORD: _law_word_sites, COMPONENT: _component_sites,
              PIPELINE: _pipeline_sites, SCRIPT: _script_sites}[cls](note.text)
     return [Site(cls, note.name, a, old, new, *note.position(a)) for a, old, new in found
             if old != new]
+
+
+def quoted_sites(note: Note, claims: list[Claim]) -> list[Site]:
+    """The last digit of every number a claim's quote holds as literal text, counted up."""
+    from verifiers.readers import quoted_literals
+
+    out = {}
+    for _, lit, _ in quoted_literals(note, claims):
+        d = list(_DIGIT.finditer(note.text, lit.start, lit.end))[-1:]
+        if d:
+            out[d[0].start()] = Site(QUOTED, note.name, d[0].start(), d[0].group(),
+                                     str((int(d[0].group()) + 1) % 10),
+                                     *note.position(d[0].start()))
+    return [out[k] for k in sorted(out)]
 
 
 def _number_sites(text: str) -> list[tuple[int, str, str]]:

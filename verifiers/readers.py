@@ -27,10 +27,11 @@ from difflib import SequenceMatcher
 
 from verifiers.claimtext import HOLE_RE
 from verifiers.holes import Closest, Match, ResolveError, closest_line, find
-from verifiers.notes import Note
+from verifiers.notes import Literal, Note
 from verifiers.schema import Claim
 
-__all__ = ["read_spans", "reader_spans", "relocate", "relaxed_quote"]
+__all__ = ["quoted_literals", "read_spans", "reader_spans", "relocate", "relaxed_quote",
+           "unread_literals"]
 
 _HOLE_CHARS = frozenset("⟨⟩⟪⟫⟦⟧")
 _NUMBERISH = frozenset("0123456789.,%-−+")  # a number's characters: trimmed at its edge
@@ -212,20 +213,13 @@ def relocate(note: Note, claim: Claim, scopes: list[tuple[int, int]],
         return None
 
 
-def unread_literals(note: Note, claims: Iterable[Claim], waived: list[tuple[int, int]]
-                    ) -> list[tuple[str, int, str]]:
-    """(claim id, note offset, text) of each number a claim's quote holds as literal text
-    (inside its match, outside its own holes) that no other claim reads and judges, no
-    waiver (``waived``: spans) and no coverage rule (a list marker, a label) takes out.
-
-    Why: an edit of such a number makes the quote stale and nothing says whether the new
-    number is right; read by another claim, the edit is located and judged (:func:`relocate`).
-    """
-    from verifiers.coverage.literals import RULES
-
+def quoted_literals(note: Note, claims: Iterable[Claim]
+                    ) -> list[tuple[str, Literal, frozenset[str]]]:
+    """(claim id, literal, ids of the other claims that read it) of each number a claim's
+    quote holds as literal text: inside its match, outside its own holes."""
     claims = [c for c in claims if c.note == note.name and not c.problems]
     spans = read_spans(note, claims)
-    out: list[tuple[str, int, str]] = []
+    out: list[tuple[str, Literal, frozenset[str]]] = []
     for claim in claims:
         if claim.kind == "procedure":
             continue
@@ -235,15 +229,26 @@ def unread_literals(note: Note, claims: Iterable[Claim], waived: list[tuple[int,
         own = [(p.start, p.end) for p in [*match.values.values(), *match.formulas.values(),
                                            *match.words.values()]]
         for lit in note.literals:
-            if not match.start <= lit.start < match.end:
+            if not match.start <= lit.start < match.end or any(
+                    a <= lit.start and lit.end <= b for a, b in own):
                 continue
-            if any(a <= lit.start and lit.end <= b for a, b in own):
-                continue
-            if any(a <= lit.start and lit.end <= b and who != claim.id for a, b, who in spans):
-                continue
-            if any(a <= lit.start and lit.end <= b for a, b in waived):
-                continue
-            if any(rule(note, lit) for rule in RULES.values()):
-                continue
-            out.append((claim.id, lit.start, lit.text))
+            readers = frozenset(who for a, b, who in spans
+                                if a <= lit.start and lit.end <= b and who != claim.id)
+            out.append((claim.id, lit, readers))
     return out
+
+
+def unread_literals(note: Note, claims: Iterable[Claim], waived: list[tuple[int, int]]
+                    ) -> list[tuple[str, int, str]]:
+    """(claim id, note offset, text) of each number a claim's quote holds as literal text
+    that no other claim reads and judges, no waiver (``waived``: spans) and no coverage rule
+    (a list marker, a label) takes out.
+
+    Why: an edit of such a number makes the quote stale and nothing says whether the new
+    number is right; read by another claim, the edit is located and judged (:func:`relocate`).
+    """
+    from verifiers.coverage.literals import RULES
+
+    return [(cid, lit.start, lit.text) for cid, lit, readers in quoted_literals(note, claims)
+            if not readers and not any(a <= lit.start and lit.end <= b for a, b in waived)
+            and not any(rule(note, lit) for rule in RULES.values())]
