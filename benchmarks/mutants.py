@@ -140,14 +140,14 @@ OUTCOME_ORDER = (REAL, STALE, ELSEWHERE, MISSED, UNTOUCHED)
 
 def table(rows: dict[str, Counter]) -> str:
     """Per class: sites in the notes, mutations run, and each outcome's share."""
-    head = f"{'class':<10} {'sites':>6} {'run':>4}  " + "  ".join(
+    head = f"{'class':<13} {'sites':>6} {'run':>4}  " + "  ".join(
         f"{o[:22]:>22}" for o in OUTCOME_ORDER)
     lines = [head]
     for cls, counts in rows.items():
         n = sum(counts[o] for o in OUTCOME_ORDER)
         cells = "  ".join(f"{counts[o]:>4} ({100 * counts[o] / n if n else 0:5.1f}%)".rjust(22)
                           for o in OUTCOME_ORDER)
-        lines.append(f"{cls:<10} {counts['total']:>6} {n:>4}  {cells}")
+        lines.append(f"{cls:<13} {counts['total']:>6} {n:>4}  {cells}")
     return "\n".join(lines)
 
 

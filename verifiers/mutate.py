@@ -219,11 +219,15 @@ def sites(note: Note, cls: str, claims: list[Claim] | None = None) -> list[Site]
 
 
 def quoted_sites(note: Note, claims: list[Claim]) -> list[Site]:
-    """The last digit of every number a claim's quote holds as literal text, counted up."""
+    """The last digit of every number a claim's quote holds as literal text, counted up; a
+    label or list marker (the coverage rules: ``(1)``, ``第 3 章``) is no value, left out."""
+    from verifiers.coverage.literals import RULES
     from verifiers.readers import quoted_literals
 
     out = {}
     for _, lit, _ in quoted_literals(note, claims):
+        if any(rule(note, lit) for rule in RULES.values()):
+            continue
         d = list(_DIGIT.finditer(note.text, lit.start, lit.end))[-1:]
         if d:
             out[d[0].start()] = Site(QUOTED, note.name, d[0].start(), d[0].group(),
