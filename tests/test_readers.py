@@ -201,3 +201,39 @@ def test_claims_quote_no_number_that_no_other_claim_reads():
                   for cid, at, text in unread_literals(note, claims, waived)]
     assert not found, "quotes hold numbers no other claim reads (make them holes):\n" + \
         "\n".join(found)
+
+
+# ---------------------------------------------------------------- numbers read as holes
+
+def _numbers_read(text: str, quote: str, spans: list[tuple[int, int]]):
+    from verifiers.notes import Note
+    from verifiers.readers import relocate
+    from verifiers.schema import Claim
+
+    note = Note(Path("n.txt"), text, "n.txt")
+    claim = Claim(id="q", file="c.yaml", line=1, col=1, note="n.txt", text=quote)
+    scopes = [(0, len(text))]
+    return relocate(note, claim, scopes, [], {k: spans for k in range(len(text) + 1)})
+
+
+def test_numbers_of_a_quote_read_as_holes_where_readers_read_them():
+    """A display line the quote is only a part of: the edited exponent (2 → 3) lies in a
+    reader's span, so the quote is found; its own hole is read as usual."""
+    text = ("x\n\\begin{aligned} Var (X) & = E [X^{2}] \\\\ = 0.5 (1)^{3} + 0.5 (- 1)^{2} "
+            "\\\\ = ⟨v⟩ \\end{aligned}\n").replace("⟨v⟩", "1")
+    quote = "\\\\ = 0.5 (1)^{2} + 0.5 (- 1)^{2} \\\\ = ⟨var⟩ \\end{aligned}"
+    reader = _spans(text, "0.5 (1)^{3} + 0.5 (- 1)^{2}")
+    match = _numbers_read(text, quote, reader)
+    assert match is not None and set(match.values) == {"var"}
+    assert match.values["var"].text == "1"
+    assert _numbers_read(text, quote, []) is None  # nobody reads the edited 3
+
+
+def test_a_located_quote_never_moves_to_another_line():
+    """The quote's own line lost a word (面积是 → 面积为); loosened, its numbers would fit the
+    next line (the same words), whose numbers are read: it stays stale."""
+    for quote in ("边长 4 的正方形，面积是 16 。", "的正方形，面积是 16 。"):
+        text = "x\n边长 4 的正方形，面积为 16 。\n边长 5 的正方形，面积是 25 。\n"
+        assert _numbers_read(text, quote, [(0, len(text))]) is None, quote
+        text = "x\n边长 4 的正方形，面积是 17 。\n边长 5 的正方形，面积是 25 。\n"
+        assert _numbers_read(text, quote, [(0, len(text))]) is not None, quote

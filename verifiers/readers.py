@@ -22,6 +22,8 @@ one (a reader added later could locate it).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
@@ -196,21 +198,108 @@ def relocate(note: Note, claim: Claim, scopes: list[tuple[int, int]],
              ) -> Match | None:
     """The stale claim's match with the tokens other claims read taken as the note prints them
     now, or None (it stays stale). ``memo``: the readers' spans by the offset of the closest
-    line's first difference, for the stale claims of one note that share a line."""
+    line's first difference, for the stale claims of one note that share a line.
+
+    Two ways, the second only when the first finds nothing: the quote line aligned with its
+    closest line character by character (:func:`relaxed_quote`: words, formulas, numbers on a
+    short line), then every literal number of the quote read as a value hole
+    (:func:`_numbers_read`: a number inside a long line or a display the alignment drifts on).
+    """
     close = closest_line(note.text, claim.text, scopes)
     if close is None:
         return None
     memo = {} if memo is None else memo
     if close.offset not in memo:
         memo[close.offset] = reader_spans(note, claims, "", close.offset)
-    quote = relaxed_quote(note.text, claim.text, scopes, memo[close.offset], close)
-    if quote is None:
+    spans = memo[close.offset]
+    match = None
+    quote = relaxed_quote(note.text, claim.text, scopes, spans, close)
+    if quote is not None:
+        try:
+            match = find(note.text, quote, scopes, displays=note.displays, near=claim.near,
+                         after=claim.after)
+        except ResolveError:
+            match = None
+    if match is None:
+        match = _numbers_read(note, claim, scopes, spans)
+    if match is None:
+        return None
+    lo, hi = _most_alike_line(note.text, _aligned_line(claim.text, note.text, close), scopes)
+    # the numbers compared as printed: the match must hold the line most like the quote, not
+    # a line that only shares its words (its own line lost a word; the next has its shape)
+    return match if match.start < hi and match.end > lo else None
+
+
+def _aligned_line(quote: str, text: str, close: Closest) -> str:
+    """The quote line most like its closest line (whitespace ignored)."""
+    lo = text.rfind("\n", 0, close.offset) + 1
+    hi = text.find("\n", close.offset)
+    line = "".join(text[lo:len(text) if hi < 0 else hi].split())
+    return max((q for q in quote.split("\n") if q.strip()),
+               key=lambda q: SequenceMatcher(None, "".join(q.split()), line,
+                                             autojunk=False).ratio())
+
+
+def _most_alike_line(text: str, qline: str, scopes: list[tuple[int, int]]) -> tuple[int, int]:
+    """(start, end) of the first note line within the scopes most like ``qline`` with its
+    numbers compared as printed and its holes left out (a part of a longer line counts by
+    what of it the line holds)."""
+    bare = "".join(HOLE_RE.sub("", qline).split())
+    best, where = -1.0, (0, 0)
+    for lo, hi in scopes:
+        pos = lo
+        for raw in text[lo:hi].split("\n"):
+            flat = "".join(raw.split())
+            if flat:
+                m = SequenceMatcher(None, bare, flat, autojunk=False)
+                held = sum(b.size for b in m.get_matching_blocks()) / max(len(bare), 1)
+                score = min(m.ratio(), 1.0) if len(flat) <= 1.5 * len(bare) else held
+                if score > best:
+                    best, where = score, (pos, pos + len(raw))
+            pos += len(raw) + 1
+    return where
+
+
+_LITERAL_NUMBER = re.compile(r"(?<![A-Za-z_\\])\d+(?:\.\d+)?%?")
+_PREFIX = "_rd"  # hole names of the numbers read here: no claim's own hole starts with it
+
+
+def _numbers_read(note: Note, claim: Claim, scopes: list[tuple[int, int]],
+                  spans: list[tuple[int, int]]) -> Match | None:
+    """The quote found with each literal number read as a value hole, when every number that
+    differs from the quote lies in a reader's span."""
+    pieces, pos, k = [], 0, 0
+    originals: dict[str, str] = {}
+    for m in [*HOLE_RE.finditer(claim.text), None]:
+        stop = m.start() if m else len(claim.text)
+
+        def hole(n: re.Match[str]) -> str:
+            nonlocal k
+            name = f"{_PREFIX}{k}"
+            originals[name] = n.group()
+            k += 1
+            return f"⟨{name}⟩"
+
+        pieces.append(_LITERAL_NUMBER.sub(hole, claim.text[pos:stop]))
+        if m is not None:
+            pieces.append(m.group())
+            pos = m.end()
+    if not originals:
         return None
     try:
-        return find(note.text, quote, scopes, displays=note.displays, near=claim.near,
-                    after=claim.after)
-    except ResolveError:
+        match = find(note.text, "".join(pieces), scopes, displays=note.displays,
+                     near=claim.near, after=claim.after)
+    except (ResolveError, ValueError):
         return None
+    for name, old in originals.items():
+        printed = match.values.get(name)
+        if printed is None:
+            return None
+        if "".join(printed.text.split()) != old and not any(
+                a <= printed.start and printed.end <= b for a, b in spans):
+            return None
+    kept = {key: v for key, v in match.values.items() if not key.startswith(_PREFIX)}
+    return dataclasses.replace(match, values=kept)
 
 
 def quoted_literals(note: Note, claims: Iterable[Claim]
