@@ -164,8 +164,8 @@ def test_relaxed_quote_never_moves_a_hole_of_the_claim():
 # ---------------------------------------------------------------- literal numbers in quotes
 
 def _unread(note_text: str, claims_text: str, tmp_path: Path) -> list[tuple[str, int, str]]:
+    from verifiers.coverage.quoted import unread_literals
     from verifiers.notes import Note
-    from verifiers.readers import unread_literals
     from verifiers.schema import load_claim_file
 
     path = tmp_path / "c.yaml"
@@ -187,7 +187,7 @@ def test_claims_quote_no_number_that_no_other_claim_reads():
     """Over claims/: every number a quote holds as literal text is read by another claim (so
     an edit of it is located and judged, verifiers/readers.py), waived, or a label."""
     from verifiers.coverage.literals import _waived_spans
-    from verifiers.readers import unread_literals
+    from verifiers.coverage.quoted import unread_literals
     from verifiers.run import load_claims, load_notes
 
     root = Path(__file__).resolve().parent.parent

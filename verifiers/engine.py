@@ -496,14 +496,22 @@ class Engine:
                 return state.root
         return None
 
-    def _through_readers(self, claim_id: str, seen: frozenset[str] = frozenset()) -> bool:
-        """Was this claim, or one it uses, located by its readers (verifiers/readers.py)?"""
-        if claim_id in self.by_readers:
-            return True
-        claim = self.claims.get(claim_id)
-        return claim is not None and any(
-            self._through_readers(u.claim_id, seen | {claim_id})
-            for u in claim.uses.values() if u.claim_id not in seen | {claim_id})
+    def _through_readers(self, claim_id: str) -> bool:
+        """Was this claim, or one it uses at any depth, located by its readers
+        (verifiers/readers.py)? Iterative: a ``uses:`` chain may be thousands deep."""
+        if not self.by_readers:
+            return False
+        todo, seen = [claim_id], {claim_id}
+        while todo:
+            cid = todo.pop()
+            if cid in self.by_readers:
+                return True
+            claim = self.claims.get(cid)
+            for use in claim.uses.values() if claim is not None else ():
+                if use.claim_id not in seen:
+                    seen.add(use.claim_id)
+                    todo.append(use.claim_id)
+        return False
 
     # -- verdicts -----------------------------------------------------------
     def _verdict(self, ev: Evaluation) -> Verdict:

@@ -222,7 +222,7 @@ def quoted_sites(note: Note, claims: list[Claim]) -> list[Site]:
     """The last digit of every number a claim's quote holds as literal text, counted up; a
     label or list marker (the coverage rules: ``(1)``, ``第 3 章``) is no value, left out."""
     from verifiers.coverage.literals import RULES
-    from verifiers.readers import quoted_literals
+    from verifiers.coverage.quoted import quoted_literals
 
     out = {}
     for _, lit, _ in quoted_literals(note, claims):

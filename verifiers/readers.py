@@ -27,13 +27,12 @@ import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
-from verifiers.claimtext import HOLE_RE
+from verifiers.claimtext import HOLE_RE, claim_checks
 from verifiers.holes import Closest, Match, ResolveError, closest_line, find
-from verifiers.notes import Literal, Note
+from verifiers.notes import Note
 from verifiers.schema import Claim
 
-__all__ = ["quoted_literals", "read_spans", "reader_spans", "relocate", "relaxed_quote",
-           "unread_literals"]
+__all__ = ["locate", "read_spans", "reader_spans", "relocate", "relaxed_quote"]
 
 _HOLE_CHARS = frozenset("⟨⟩⟪⟫⟦⟧")
 _NUMBERISH = frozenset("0123456789.,%-−+")  # a number's characters: trimmed at its edge
@@ -58,8 +57,6 @@ def read_spans(note: Note, claims: Iterable[Claim], at: int | None = None
     checking claim uses. Value, formula and word holes count, a law word its fixed text
     reads (``Match.fixed``), a procedure's step words and a run program's block.
     """
-    from verifiers.coverage.meaning import claim_checks
-
     mine = [c for c in claims if c.note == note.name and not c.problems]
     used = {(u.claim_id, u.hole) for c in mine if claim_checks(c) for u in c.uses.values()}
     spans: list[tuple[int, int, str]] = []
@@ -75,7 +72,7 @@ def read_spans(note: Note, claims: Iterable[Claim], at: int | None = None
 
             spans += [(a, b, claim.id) for a, b in quote_spans(note, claim)] if checks else []
             continue
-        match = _locate(note, claim)
+        match = locate(note, claim)
         if match is None:
             continue
         for key, printed in match.values.items():
@@ -94,7 +91,8 @@ def read_spans(note: Note, claims: Iterable[Claim], at: int | None = None
     return sorted(s for s in spans if s[1] > s[0])
 
 
-def _locate(note: Note, claim: Claim) -> Match | None:
+def locate(note: Note, claim: Claim) -> Match | None:
+    """The claim's plain match in ``note`` (its section, near, after), or None."""
     scopes = note.scopes(claim.section) if claim.section else [(0, len(note.text))]
     if not scopes:
         return None
@@ -300,44 +298,3 @@ def _numbers_read(note: Note, claim: Claim, scopes: list[tuple[int, int]],
             return None
     kept = {key: v for key, v in match.values.items() if not key.startswith(_PREFIX)}
     return dataclasses.replace(match, values=kept)
-
-
-def quoted_literals(note: Note, claims: Iterable[Claim]
-                    ) -> list[tuple[str, Literal, frozenset[str]]]:
-    """(claim id, literal, ids of the other claims that read it) of each number a claim's
-    quote holds as literal text: inside its match, outside its own holes."""
-    claims = [c for c in claims if c.note == note.name and not c.problems]
-    spans = read_spans(note, claims)
-    out: list[tuple[str, Literal, frozenset[str]]] = []
-    for claim in claims:
-        if claim.kind == "procedure":
-            continue
-        match = _locate(note, claim)
-        if match is None:
-            continue
-        own = [(p.start, p.end) for p in [*match.values.values(), *match.formulas.values(),
-                                           *match.words.values()]]
-        for lit in note.literals:
-            if not match.start <= lit.start < match.end or any(
-                    a <= lit.start and lit.end <= b for a, b in own):
-                continue
-            readers = frozenset(who for a, b, who in spans
-                                if a <= lit.start and lit.end <= b and who != claim.id)
-            out.append((claim.id, lit, readers))
-    return out
-
-
-def unread_literals(note: Note, claims: Iterable[Claim], waived: list[tuple[int, int]]
-                    ) -> list[tuple[str, int, str]]:
-    """(claim id, note offset, text) of each number a claim's quote holds as literal text
-    that no other claim reads and judges, no waiver (``waived``: spans) and no coverage rule
-    (a list marker, a label) takes out.
-
-    Why: an edit of such a number makes the quote stale and nothing says whether the new
-    number is right; read by another claim, the edit is located and judged (:func:`relocate`).
-    """
-    from verifiers.coverage.literals import RULES
-
-    return [(cid, lit.start, lit.text) for cid, lit, readers in quoted_literals(note, claims)
-            if not readers and not any(a <= lit.start and lit.end <= b for a, b in waived)
-            and not any(rule(note, lit) for rule in RULES.values())]
