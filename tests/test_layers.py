@@ -59,6 +59,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     )),
     ("engine and run", (
         "verifiers.engine", "verifiers.copies", "verifiers.cache", "verifiers.schedule",
+        "verifiers.readers",  # a stale quote located by the claims that read its tokens
         "verifiers.run",
         "verifiers.properties.stated",
         "verifiers.arithmetic.suspects",  # re-evaluates the claims around a suspect input

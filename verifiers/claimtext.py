@@ -50,3 +50,18 @@ class HoleRef:
 def did_you_mean(word: str, options: tuple[str, ...] | list[str]) -> str:
     close = difflib.get_close_matches(word, options, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def claim_checks(claim: object) -> bool:
+    """Does the claim compare something with a computation (never ``kind: given``)? One rule
+    for both coverages (:mod:`verifiers.coverage`) and for the readers of a token
+    (:mod:`verifiers.readers`): a run alone checks nothing. Here, below the loader, so the
+    engine's stage can use it too."""
+    if getattr(claim, "domain", None) or getattr(claim, "convention", None):
+        return True  # printed values checked against their domain or declared convention
+    if getattr(claim, "kind", None) == "given":
+        return False
+    return bool(getattr(claim, "check", None)) or bool(getattr(claim, "states", None)) \
+        or getattr(claim, "kind", None) in ("symbolic", "property", "procedure") \
+        or bool(getattr(claim, "computes", None)) \
+        or (getattr(claim, "code", None) is not None and getattr(claim, "run", None) is not None)

@@ -138,6 +138,8 @@ class Engine:
         self.claims = {c.id: c for c in claims}
         self.evaluations: dict[str, Evaluation] = {}
         self.in_progress: set[str] = set()
+        self.readers: dict[str, dict[int, list[tuple[int, int]]]] = {}  # verifiers/readers.py
+        self.by_readers: set[str] = set()  # claims whose stale quote their readers located
         # per claim and per run (None: unbounded); see verifiers.budget
         self.budget = budget if budget is not None else Budget(float("inf"), float("inf"))
 
@@ -277,13 +279,16 @@ class Engine:
                 ev.match = find(ev.note.text, claim.text, scopes, displays=ev.note.displays,
                                 near=claim.near, after=claim.after)
         except ResolveError as err:
-            hint = f"; closest line: {err.hint}" if err.hint else ""
-            failure = ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
-                                   None if err.stale else claim.text_line or claim.line,
-                                   where=err.where if err.stale else None)
-            if failure.where is None and err.at is not None:  # a candidate of an ambiguous
-                failure.where = err.at  # quote, or where matching stopped
-            raise failure from None
+            ev.match = self._located_by_readers(ev, scopes) if err.stale else None
+            if ev.match is None:
+                hint = f"; closest line: {err.hint}" if err.hint else ""
+                # a stale verdict is never cached: a reader added later may locate it
+                failure = ClaimFailure(STALE if err.stale else ERROR, err.message + hint,
+                                       None if err.stale else claim.text_line or claim.line,
+                                       err.stale, where=err.where if err.stale else None)
+                if failure.where is None and err.at is not None:  # a candidate of an ambiguous
+                    failure.where = err.at  # quote, or where matching stopped
+                raise failure from None
         if claim.computes:  # the values its formula holes are read with (formulas/inline.py)
             from verifiers.formulas.inline_spec import bind
 
@@ -303,6 +308,19 @@ class Engine:
             ev.global_values[name] = scope[name]
         for name in claim.check:
             self._assess(ev, name)
+
+    def _located_by_readers(self, ev: Evaluation, scopes: list[tuple[int, int]]) -> Match | None:
+        """A stale quote found with the tokens other claims read as the note prints them
+        (:mod:`verifiers.readers`); the readers of a note are located once per engine."""
+        from verifiers.readers import relocate
+
+        if ev.claim.kind == "procedure":
+            return None
+        memo = self.readers.setdefault(ev.note.name, {})
+        match = relocate(ev.note, ev.claim, scopes, self.claims.values(), memo)
+        if match is not None:
+            self.by_readers.add(ev.claim.id)
+        return match
 
     def _checked_against_itself(self, ev: Evaluation, name: str, tree: ex.Expr) -> str | None:
         """Why a check's expression is only the hole's own printed value, else None: the
@@ -493,6 +511,23 @@ class Engine:
                 return state.root
         return None
 
+    def _through_readers(self, claim_id: str) -> bool:
+        """Was this claim, or one it uses at any depth, located by its readers
+        (verifiers/readers.py)? Iterative: a ``uses:`` chain may be thousands deep."""
+        if not self.by_readers:
+            return False
+        todo, seen = [claim_id], {claim_id}
+        while todo:
+            cid = todo.pop()
+            if cid in self.by_readers:
+                return True
+            claim = self.claims.get(cid)
+            for use in claim.uses.values() if claim is not None else ():
+                if use.claim_id not in seen:
+                    seen.add(use.claim_id)
+                    todo.append(use.claim_id)
+        return False
+
     # -- verdicts -----------------------------------------------------------
     def _verdict(self, ev: Evaluation) -> Verdict:
         claim = ev.claim
@@ -570,6 +605,8 @@ class Engine:
                                             note.position(at.start), note.position(at.end),
                                             message)))
         verdict.depends_on_time |= any(v.depends_on_time for v in verdict.values)
+        # located through other claims' quotes, which its cache key does not hash: not cached
+        verdict.depends_on_time |= self._through_readers(claim.id)
         if claim.kind != "given" and all(v.status == GIVEN for v in verdict.values):
             # no hole compared with a computation, no symbolic step, no property search
             verdict.status = ERROR

@@ -31,6 +31,7 @@ import bisect
 from dataclasses import dataclass, field
 
 from verifiers import words
+from verifiers.claimtext import claim_checks  # the one rule, shared with readers
 from verifiers.coverage.quotes import find_in, shared_finds
 from verifiers.holes import Match, ResolveError
 from verifiers.meaning import FINDERS, Item
@@ -84,19 +85,6 @@ class _Spans:
     def overlaps(self, start: int, end: int) -> bool:
         k = bisect.bisect_left(self.starts, max(end, start + 1))  # spans starting before end
         return k > 0 and self.max_end[k - 1] > start
-
-
-def claim_checks(claim: Claim) -> bool:
-    """Does the claim compare something with a computation (never ``kind: given``)? One rule
-    for both coverages (:mod:`verifiers.coverage.literals` too): a run alone checks nothing."""
-    if getattr(claim, "domain", None) or getattr(claim, "convention", None):
-        return True  # printed values checked against their domain or declared convention
-    if claim.kind == "given":
-        return False
-    return bool(claim.check) or bool(getattr(claim, "states", None)) \
-        or claim.kind in ("symbolic", "property", "procedure") \
-        or bool(getattr(claim, "computes", None)) \
-        or (getattr(claim, "code", None) is not None and claim.run is not None)
 
 
 def _match(note: Note, text: str, section: str | None, near: str | None,
