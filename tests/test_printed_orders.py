@@ -233,3 +233,13 @@ def test_a_step_reference_follows_the_loop_of_its_procedure() -> None:
     assert _bad_lines(swapped) & {3, 4}, [f.message for f in order_findings(swapped)]
     assert _bad_lines(BPE.replace("重复第 2、3 步", "重复第 1、3 步")) == {5}
     assert _bad_lines(BPE.replace("重复第 2、3 步", "重复第 3 步")) == {5}
+
+
+def test_an_anchor_is_never_a_formula_line():
+    """The quote of an order claim is a line above the order; a formula there would be quoted
+    as text (and an edit of it would move the claim), so the anchor skips it."""
+    from verifiers.infer.orders import _anchor
+
+    lines = ["前面讲了排列：", "Y = T + FFN(LN(T)) .", "MHA → LN → FFN"]
+    assert _anchor(lines, 2, 0, 3, frozenset({2})) == 0
+    assert _anchor(["Y = T + FFN(LN(T)) .", "MHA → LN → FFN"], 1, 0, 2, frozenset({1})) is None

@@ -27,6 +27,7 @@ __all__ = ["order_claims"]
 SAYS = "inferred: the printed order is the order tinygpt computes in (read from the note)"
 _FRAME = "│┃|├└┌┐┘┤┬┴┼─↓ \t\u3000"
 ANCHOR_LINES = 8  # how far above a sequence its anchor line may be
+_MATH = re.compile(r"[$\\=^]|_\{")  # LaTeX, an equation, a power or a subscript
 
 
 def _content(line: str) -> str:
@@ -39,8 +40,8 @@ def _anchor(lines: list[str], first: int, lo: int, hi: int,
     earlier line of the section starts with, so ``from:`` finds it."""
     for k in range(first - 1, max(lo - 1, first - 1 - ANCHOR_LINES), -1):
         body = lines[k].strip()
-        if not body or not _content(body) or k in items:
-            continue
+        if not body or not _content(body) or k in items or _MATH.search(body):
+            continue  # a formula line is no anchor: an edit of its formula would move it
         if not any(lines[j].strip().startswith(body) for j in range(lo, k)) and \
                 sum(body in lines[j] for j in range(lo, hi)) == 1:
             return k
