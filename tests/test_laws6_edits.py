@@ -1,7 +1,7 @@
 """The laws6 edit set (tests/data/laws6_edits/prose-law.yaml): each invented rewrite of a law
 sentence is a real verdict (discrepancy or unparsed) at the edited line, from the claim that
 reads the sentence's law words. The whole survey (every claim of the note) is
-``python -m tests.laws6_measure``; here each edit runs only its reading claim."""
+``python -m tests.laws_measure laws6``; here each edit runs only its reading claim."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.planted.survey import load_corpus
-from tests.laws6_measure import EDITS
+from tests.laws_measure import edit_set
 from tests.note_edits import run_edited
 
-#: edit id -> the claim that reads the edited law word (measured with tests.laws6_measure)
+#: edit id -> the claim that reads the edited law word (`python -m tests.laws_measure laws6`)
 READER = {
     "l6-dep-1": "l1-rd-8-bigram-current-only", "l6-dep-2": "l1-rd-8-bigram-current-only",
     "l6-dep-3": "l1-rd-8-bigram-current-only", "l6-dep-4": "l1-st-7-bigram-only-previous",
@@ -35,7 +35,7 @@ READER = {
     "l6-var-1": "aat-rd-4-4-independence-not-necessary", "l6-dims-1": "l1-rd-4-inner-dims",
     "l6-fig-1": "aat-rd-1-figure-same-forward", "l6-mono-1": "l1-p-5-order",
 }
-EDIT_LIST = load_corpus(EDITS)
+EDIT_LIST = load_corpus(edit_set("laws6"))
 
 
 def test_the_edit_set_is_large_and_each_edit_has_its_reader() -> None:

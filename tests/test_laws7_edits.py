@@ -2,7 +2,7 @@
 sentence (a component moved, a trait changed, a necessity negated, a condition or comparison
 changed, a quote's opening law word) is a real verdict (discrepancy or unparsed) at the edited
 line, from the claim that reads the word. The whole survey (every claim of the note) is
-``python -m tests.laws7_measure``; here each edit runs only its reading claim."""
+``python -m tests.laws_measure laws7``; here each edit runs only its reading claim."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.planted.survey import load_corpus
-from tests.laws7_measure import EDITS
+from tests.laws_measure import edit_set
 from tests.note_edits import run_edited
 
 #: edit id -> the claim that reads the edited law word
@@ -28,7 +28,7 @@ READER = {
     "l7-cmp-1": "l1-s-2-onehot-orthogonal", "l7-cmp-2": "l1-s-2-onehot-orthogonal",
     "l7-cmp-3": "l1-s-2-onehot-orthogonal",
 }
-EDIT_LIST = load_corpus(EDITS)
+EDIT_LIST = load_corpus(edit_set("laws7"))
 
 
 def test_the_edit_set_is_large_and_each_edit_has_its_reader() -> None:

@@ -1,6 +1,6 @@
-"""The laws7 edit set (tests/data/laws7_edits/): the planted-error survey over it.
+"""The law edit sets (tests/data/laws6_edits/, laws7_edits/): the planted-error survey over one.
 
-    python -m tests.laws7_measure [--progress]
+    python -m tests.laws_measure laws6|laws7 [--progress]
 
 Each edit is run as benchmarks.planted runs its corpus (every claim of the edited note, the
 `ci` profile), and the table says how many got a real verdict at the edited line.
@@ -13,12 +13,23 @@ from pathlib import Path
 
 from benchmarks.planted.survey import load_corpus, survey, table
 
-EDITS = Path(__file__).resolve().parent / "data" / "laws7_edits"
+DATA = Path(__file__).resolve().parent / "data"
+SETS = ("laws6", "laws7")
+
+
+def edit_set(name: str) -> Path:
+    """The folder of the edit set ``name`` (one of :data:`SETS`)."""
+    return DATA / f"{name}_edits"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    edits = load_corpus(EDITS)
+    names = [a for a in args if a in SETS]
+    if len(names) != 1:
+        print(f"usage: python -m tests.laws_measure {'|'.join(SETS)} [--progress]",
+              file=sys.stderr)
+        return 2
+    edits = load_corpus(edit_set(names[0]))
 
     def progress(i: int, n: int, outcome: object) -> None:
         print(f"[{i}/{n}] {outcome.edit.id}: {outcome.outcome} {outcome.detail}",  # type: ignore[attr-defined]
