@@ -237,3 +237,21 @@ def test_a_located_quote_never_moves_to_another_line():
         assert _numbers_read(text, quote, [(0, len(text))]) is None, quote
         text = "x\n边长 4 的正方形，面积是 17 。\n边长 5 的正方形，面积是 25 。\n"
         assert _numbers_read(text, quote, [(0, len(text))]) is not None, quote
+
+
+def test_a_printed_orders_block_is_no_reader_of_its_shapes(tmp_path, monkeypatch):
+    """A printed_order claim reads a diagram's operation words, not the shapes in it: an edit
+    of a shape another claim quotes (d_vocab -> d_model in 11.3's box) must not be taken as
+    read by the order claim, which would locate the quote and let it pass."""
+    from tests.note_edits import run_edited
+    from verifiers.programs import codehole
+
+    edit = ("mbm-11-3-logit-row", "matrix-by-matrix.txt",
+            "5. Linear 投影 → Logits (1 × d_vocab)", "5. Linear 投影 → Logits (1 × d_model)")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    verdict, _ = run_edited(tmp_path / "a", *edit)
+    assert verdict.status != "verified"
+    monkeypatch.setattr(codehole, "WORDS_ONLY", frozenset())  # the planted error
+    verdict, _ = run_edited(tmp_path / "b", *edit)
+    assert verdict.status == "verified"

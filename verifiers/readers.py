@@ -82,9 +82,9 @@ def read_spans(note: Note, claims: Iterable[Claim], at: int | None = None
             read = [*match.formulas.values(), *match.words.values(),
                     *(p for _, p in match.fixed.values())]
             spans += [(p.start, p.end, claim.id) for p in read]
-            if claim.code is not None and claim.run is not None:
-                from verifiers.programs.codehole import block_span
+            from verifiers.programs.codehole import block_span, reads_block
 
+            if reads_block(claim):  # not a printed order's block: it reads words only
                 block = block_span(claim, match, note)
                 if block is not None:
                     spans.append((*block, claim.id))

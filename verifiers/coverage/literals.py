@@ -213,9 +213,9 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
         for hole, p in match.formulas.items():
             spans += [Span(a, b, how, claim.id)
                       for a, b, how in strengths.formula(claim, hole, p.start, p.text)]
-        if (getattr(claim, "code", None) is not None and claim.run is not None
-                and claim.run.example not in WORDS_ONLY):
-            from verifiers.programs.codehole import block_span  # a code hole judges its block
+        from verifiers.programs.codehole import block_span, reads_block
+
+        if reads_block(claim):  # a code hole judges its block (a printed order: its words)
 
             span = block_span(claim, match, note)
             if span is not None:  # a trace is recomputed entry by entry; a program's
@@ -224,11 +224,6 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
                 # printed rule is evaluated against autograd (verifiers/backward)
                 spans.append(Span(*span, "recomputed" if trace else "given", claim.id))
     return spans
-
-
-# Examples whose code hole reads a block's words only (the order of its operations): the
-# numbers printed inside the block (a diagram's shapes) are not theirs, so they cover none.
-WORDS_ONLY = frozenset({"printed_order"})
 
 
 def _waived_spans(note: Note, waiver: Waiver) -> list[tuple[int, int]]:

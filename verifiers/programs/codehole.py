@@ -107,6 +107,19 @@ def block_text(claim: Any, match: Any, note: Any) -> str:
         raise ClaimFailure(STALE, f"code: {err}", ref.line) from None
 
 
+# Examples whose code hole reads a block's words only (the order of its operations): the
+# numbers and shapes printed inside the block are not theirs to judge, so the block is no
+# span they read (coverage: covers no literal; readers: a quote's edit there is not judged).
+WORDS_ONLY = frozenset({"printed_order"})
+
+
+def reads_block(claim: Any) -> bool:
+    """Whether the claim's code hole judges every token of its block (a program run, a
+    trace recomputed), not only some words of it."""
+    return (getattr(claim, "code", None) is not None and getattr(claim, "run", None) is not None
+            and claim.run.example not in WORDS_ONLY)
+
+
 def block_span(claim: Any, match: Any, note: Any) -> tuple[int, int] | None:
     """Where the claim's block lies in the note (coverage: every literal in it is judged)."""
     a, b = _scope(claim, match, note)
