@@ -113,11 +113,36 @@ def _arm() -> None:
     signal.setitimer(signal.ITIMER_REAL, max(min(d.left(now, cpu) for d in _open), 1e-4))
 
 
+# Code that closes context managers: an error raised there (before it resumes the
+# generator of a ``@contextmanager``, or between an ExitStack's callbacks) skips that
+# manager's cleanup, and a deadline it held stays open until a garbage collection.
+_CLOSING = frozenset({
+    contextlib._GeneratorContextManager.__exit__.__code__,
+    contextlib.ExitStack.__exit__.__code__,
+})
+_CLOSING_DEPTH = 3  # frames looked at from the interrupted one (helpers an exit calls)
+DEFER = 1e-3  # seconds before an expiry that landed in closing code is raised again
+
+
+def _closing(frame: Any) -> bool:
+    """Whether ``frame`` (or one of the few frames that called it) closes a context manager."""
+    for _ in range(_CLOSING_DEPTH):
+        if frame is None:
+            return False
+        if frame.f_code in _CLOSING:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _expire(signum: int, frame: Any) -> None:
     now, cpu = time.monotonic(), cpu_seconds()
     expired = [d for d in _open if d.left(now, cpu) <= 0]
     if not expired:  # fired early (clock rounding, or CPU time behind wall time): re-arm
         _arm()
+        return
+    if _closing(frame):  # raised once the managers being closed are closed
+        signal.setitimer(signal.ITIMER_REAL, DEFER)
         return
     signal.setitimer(signal.ITIMER_REAL, REFIRE)  # again, until the expired one is closed
     # No local names the error: a frame of its own traceback holding it is a reference
