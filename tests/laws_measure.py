@@ -22,6 +22,19 @@ def edit_set(name: str) -> Path:
     return DATA / f"{name}_edits"
 
 
+def assert_judged_at_line(tmp_path: Path, reader: str, edit: object) -> None:
+    """The edit's reading claim gives a real verdict (discrepancy or unparsed) at the
+    edited line: the assertion of every law edit set."""
+    from tests.note_edits import run_edited
+
+    verdict, line = run_edited(tmp_path, reader, edit.note, edit.find,  # type: ignore[attr-defined]
+                               edit.replace)  # type: ignore[attr-defined]
+    eid = edit.id  # type: ignore[attr-defined]
+    assert verdict.status in ("discrepancy", "unparsed"), (eid, verdict.message)
+    assert any(v.status == verdict.status and v.start[0] == line for v in verdict.values), (
+        eid, [(v.status, v.start) for v in verdict.values])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     names = [a for a in args if a in SETS]

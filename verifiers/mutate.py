@@ -15,7 +15,7 @@ from pathlib import Path
 from verifiers.arithmetic.edits import number_at
 from verifiers.arithmetic.routes import matches_a_route
 from verifiers.engine import Engine, flat
-from verifiers.notes import Note
+from verifiers.notes import Note, lines_at
 from verifiers.run import load_claims, run
 from verifiers.schema import Claim
 from verifiers.verdicts import RunResult
@@ -284,8 +284,7 @@ def _pipeline_sites(text: str) -> list[tuple[int, str, str]]:
     the first item starts after the line's last ``：``/``，`` before it, the last ends at the
     first ``，``/``。`` after it (the sentence around a pipeline is no step)."""
     out = []
-    pos = 0
-    for line in text.split("\n"):
+    for pos, line in lines_at(text):
         arrows = list(_ARROW.finditer(line))
         if len(arrows) >= 2:
             bounds = [0, *[x for m in arrows for x in (m.start(), m.end())], len(line)]
@@ -301,7 +300,6 @@ def _pipeline_sites(text: str) -> list[tuple[int, str, str]]:
                         <= _MAX_ITEM and not _BOX & set(first + second):
                     between = line[b1:a2]
                     out.append((pos + a1, line[a1:b2], second + between + first))
-        pos += len(line) + 1
     return out
 
 

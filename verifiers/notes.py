@@ -21,13 +21,14 @@ from verifiers.parsers.abstract import (
     Note,
     NoteError,
     Section,
+    lines_at,
     normalize_text,
 )
 from verifiers.parsers.markdown import MarkdownNote
 from verifiers.parsers.text import TextNote
 
 __all__ = ["Display", "Heading", "Literal", "MarkdownNote", "Note", "NoteError", "Section",
-           "TextNote", "normalize_text", "read_note"]
+           "TextNote", "lines_at", "normalize_text", "read_note"]
 
 
 def read_note(path: str | Path) -> Note:

@@ -75,9 +75,10 @@ def _to_marker(lines: list[str], start: int, end: int) -> str | None:
 def _marked_output(text: str, end: int) -> bool:
     """An unfenced program (a plain-text note) followed, within a few lines, by an output
     marker (``输出：``) and its output lines."""
-    from verifiers.infer.programs import _lines, _output_block
+    from verifiers.infer.programs import _output_block
+    from verifiers.notes import lines_at
 
-    return bool(_output_block(_lines(text), end))
+    return bool(_output_block(lines_at(text), end))
 
 
 def fenced_program_claims(notes: dict[str, Note], note_name: str, stem: str,

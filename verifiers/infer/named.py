@@ -40,6 +40,7 @@ from verifiers.infer.instances import _result
 from verifiers.infer.parse import parse_segment
 from verifiers.infer.tables import _cell, _rows, _text_cells, _text_tables, table_definitions
 from verifiers.infer.tokens import FUNC, LP, NAME, NUM, OP, OTHER, REL, RP, Token
+from verifiers.notes import lines_at
 
 __all__ = ["named_instance_candidates", "named_table_candidates", "prose_formula_candidates"]
 
@@ -275,10 +276,7 @@ def _two_column_tables(text: str) -> list[tuple[list[tuple[int, int]],
     (plain-text tables of three or more columns are :func:`tables._text_tables`'), a header
     of words above at least :data:`MIN_PAIR_ROWS` rows of numbers."""
     out = []
-    lines, pos = [], 0
-    for line in text.split("\n"):
-        lines.append((pos, line))
-        pos += len(line) + 1
+    lines = lines_at(text)
     k = 0
     while k < len(lines):
         a, line = lines[k]

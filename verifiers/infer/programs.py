@@ -31,6 +31,7 @@ import re
 
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.tokens import NUM, OTHER, VAL, Token
+from verifiers.notes import lines_at
 
 __all__ = ["program_candidates"]
 
@@ -44,14 +45,6 @@ _UNSTABLE_RE = re.compile(r"random|rand\(|randn|shuffle|time\.|datetime|uuid|inp
                           r"os\.|sys\.|torch\.manual_seed|np\.random")
 MAX_PROGRAM_LINES = 80  # a note's small program; a longer block is not read
 MAX_GAP = 3  # lines between the program's last line and the output marker
-
-
-def _lines(text: str) -> list[tuple[int, str]]:
-    out, pos = [], 0
-    for line in text.split("\n"):
-        out.append((pos, line))
-        pos += len(line) + 1
-    return out
 
 
 def _program_starts(lines: list[tuple[int, str]]) -> list[int]:
@@ -121,7 +114,7 @@ def _value_of_line(tokens: list[Token], a: int, b: int) -> Token | None:
 
 def program_blocks(text: str) -> list[tuple[int, int, int]]:
     """(first line index, end line index, start offset) of each printed program."""
-    lines = _lines(text)
+    lines = lines_at(text)
     out: list[tuple[int, int, int]] = []
     for start in _program_starts(lines):
         if out and start < out[-1][1]:
@@ -135,13 +128,13 @@ def program_blocks(text: str) -> list[tuple[int, int, int]]:
 def program_spans(text: str) -> list[tuple[int, int]]:
     """Offsets of the printed programs: their literals are the programs' own inputs, read by
     the code hole, never values for the other families."""
-    lines = _lines(text)
+    lines = lines_at(text)
     return [(a, lines[end - 1][0] + len(lines[end - 1][1])) for _, end, a in program_blocks(text)]
 
 
 def program_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> list[Candidate]:
     """One candidate per program whose printed output lines are single values."""
-    lines = _lines(text)
+    lines = lines_at(text)
     out = []
     for start, end, _ in program_blocks(text):
         after = end + 1 if end < len(lines) and lines[end][1].strip().startswith("```") else end

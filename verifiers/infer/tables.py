@@ -25,6 +25,7 @@ from fractions import Fraction
 from verifiers.holes import read_value
 from verifiers.infer.candidate import Candidate, Check
 from verifiers.infer.tokens import NAME, NUM, OP, OTHER, Token
+from verifiers.notes import lines_at
 
 __all__ = ["table_candidates", "table_definitions"]
 
@@ -104,10 +105,7 @@ def _text_tables(text: str) -> list[tuple[list[list[tuple[int, int]]], list[tupl
     wide gaps, the same number of cells, aligned (each cell starts within two characters of
     the first row's). Returns (data rows, totals row cells by column, or [])."""
     out = []
-    lines, pos = [], 0
-    for line in text.split("\n"):
-        lines.append((pos, line))
-        pos += len(line) + 1
+    lines = lines_at(text)
     k = 0
     while k < len(lines):
         a, line = lines[k]

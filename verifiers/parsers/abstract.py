@@ -96,6 +96,16 @@ class Display:
     block: bool  # a display (True) or inline math (False)
 
 
+def lines_at(text: str) -> list[tuple[int, str]]:
+    """``(offset, line)`` of every line of ``text`` (split at ``\\n``), the offset of its
+    first character: the readers that walk a note line by line keep note offsets."""
+    out, pos = [], 0
+    for line in text.split("\n"):
+        out.append((pos, line))
+        pos += len(line) + 1
+    return out
+
+
 def normalize_text(text: str) -> str:
     """Drop a leading BOM, turn CRLF / lone CR into LF: positions must not depend on the editor."""
     if text.startswith("\ufeff"):
