@@ -92,3 +92,58 @@ def test_an_expiry_in_closing_code_waits_until_it_is_closed(monkeypatch):
             time.sleep(60)  # the deferred expiry interrupts this
     assert returned
     assert deadline_module._open == []
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_alarms_held_holds_an_expiry_another_thread_receives():
+    """With a second thread alive (an xdist worker's, a pool's), the kernel hands a SIGALRM
+    the main thread blocks to that thread, and CPython runs the handler in the main thread
+    anyway: blocking the signal alone did not hold the expiry (it was raised in the body)."""
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    body_done = False
+    try:
+        with pytest.raises(DeadlineExceeded):
+            with deadline(0.05, clock="wall"):
+                with deadline_module.alarms_held():
+                    _spin(0.4)  # the expiry lands here, through the other thread
+                    body_done = True
+                _spin(30)  # and is raised once released
+    finally:
+        stop.set()
+        other.join()
+    assert body_done
+    assert deadline_module._open == [] and deadline_module._holding == 0
+    assert signal.SIGALRM not in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+
+
+STRAY_AFTER_CLOSE = """
+import os, signal, threading, time
+from verifiers.deadline import deadline
+stop = threading.Event()
+threading.Thread(target=stop.wait, daemon=True).start()
+with deadline(10):
+    pass
+os.kill(os.getpid(), signal.SIGALRM)  # an expiry another thread received as the timer stopped
+time.sleep(0.2)
+stop.set()
+print("alive")
+"""
+
+
+def test_a_stray_expiry_after_the_last_close_is_harmless():
+    """Putting SIG_DFL back at the last close let a late SIGALRM end the process (or, tripped
+    in another thread, raise "Signal 14 ignored due to race condition" at a random line)."""
+    done = subprocess.run([sys.executable, "-c", STRAY_AFTER_CLOSE], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "alive", (done.returncode,
+                                                                     done.stderr)
+    assert done.stderr == ""

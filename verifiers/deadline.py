@@ -73,6 +73,8 @@ _ALARM = frozenset({signal.SIGALRM})  # blocked while a deadline closes
 _open: list[_Open] = []  # the deadlines now open in this process, outermost first
 _previous: Any = None  # the SIGALRM handler before the outermost deadline
 _previous_hook: Any = None  # sys.unraisablehook before the outermost deadline
+_holding = 0  # open holders (alarms_held, a deadline opening or closing): expiries wait
+_deferred = False  # an expiry came while held: raised again once nothing holds
 
 
 def _unraisable(info: Any) -> None:
@@ -84,7 +86,9 @@ def _unraisable(info: Any) -> None:
 
 
 def _forget_in_child() -> None:  # a forked child has no timer: it must not inherit deadlines
+    global _holding, _deferred
     _open.clear()
+    _holding, _deferred = 0, False
 
 
 if hasattr(os, "register_at_fork"):
@@ -136,6 +140,10 @@ def _closing(frame: Any) -> bool:
 
 
 def _expire(signum: int, frame: Any) -> None:
+    global _deferred
+    if _holding:  # delivered through another thread while this one holds: later
+        _deferred = True
+        return
     now, cpu = time.monotonic(), cpu_seconds()
     expired = [d for d in _open if d.left(now, cpu) <= 0]
     if not expired:  # fired early (clock rounding, or CPU time behind wall time): re-arm
@@ -157,14 +165,28 @@ def _tagged(error: BaseException) -> BaseException:
 
 
 def _hold() -> bool:
-    """Block SIGALRM; whether it was blocked already (by an outer :func:`alarms_held`)."""
+    """Hold expiries; whether they were held already (by an outer holder).
+
+    Two locks, because one is not enough: SIGALRM is blocked in this thread, and a
+    counter tells :func:`_expire` to defer. In a process with other threads (an xdist
+    worker, a pool's feeder) the kernel hands a signal this thread blocks to another
+    thread, and CPython still runs the handler here: only the counter holds it then."""
+    global _holding
+    _holding += 1  # first: from here on the handler defers instead of raising
     return signal.SIGALRM in signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
 
 
 def _release(held: bool) -> None:
-    """Unblock SIGALRM unless an outer holder blocked it: a pending expiry is raised here."""
+    """Let expiries through again unless an outer holder still holds them: one that was
+    deferred (or pending on the mask) is raised shortly after."""
+    global _holding, _deferred
     if not held:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)  # a pending one defers (count > 0)
+    _holding -= 1
+    if _holding == 0 and _deferred:
+        _deferred = False
+        if _open:
+            signal.setitimer(signal.ITIMER_REAL, DEFER)
 
 
 @contextlib.contextmanager
@@ -217,19 +239,19 @@ def deadline(seconds: float, error: Callable[[], BaseException] | None = None,
         # was already on its way runs here (it is absorbed and the close is redone); one
         # that arrives when it is unblocked finds this deadline closed (the error already
         # on its way out, if any, keeps going, or an expired outer deadline takes over).
-        outer: bool | None = None  # SIGALRM held by an outer alarms_held: it unblocks
+        held = None  # whether an outer holder (alarms_held) holds expiries: it releases them
         while True:
             try:
-                if outer is None:
-                    outer = signal.SIGALRM in signal.pthread_sigmask(signal.SIG_BLOCK, ())
-                signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
+                if held is None:
+                    held = _hold()
                 _close(entry)
                 break
             except BaseException as late:
                 if not getattr(late, "_from_deadline", False):
-                    _release(bool(outer))
+                    if held is not None:
+                        _release(held)
                     raise
-        _release(bool(outer))
+        _release(held)
 
 
 def _close(entry: _Open) -> None:
@@ -244,6 +266,11 @@ def _close(entry: _Open) -> None:
         # the previous handler: the default one ends the process ("Alarm clock").
         if hasattr(signal, "sigtimedwait") and signal.SIGALRM in signal.sigpending():
             signal.sigtimedwait(_ALARM, 0)
-        signal.signal(signal.SIGALRM, _previous if _previous is not None else signal.SIG_DFL)
+        # Only a handler of someone else's is put back. Under SIG_DFL or SIG_IGN an expiry
+        # that another thread received just before the timer was disarmed ends the process,
+        # or CPython raises "Signal 14 ignored due to race condition" at a random line;
+        # :func:`_expire` with nothing open only disarms.
+        if callable(_previous):
+            signal.signal(signal.SIGALRM, _previous)
         if sys.unraisablehook is _unraisable:
             sys.unraisablehook = _previous_hook or sys.__unraisablehook__
