@@ -92,6 +92,15 @@ def test_seventh_round_counts():
     assert len({e.note for e in fresh7}) == 3
 
 
+def test_eighth_round_counts():
+    """The eighth held-out round (fresh8) has 6 edits per kind over all three notes, every one
+    held out."""
+    fresh8 = from_sources(load_corpus(), ["fresh8-*"])
+    assert Counter(e.kind for e in fresh8) == dict.fromkeys(KINDS, 6)
+    assert all(e.held_out and e.id.startswith("h8-") for e in fresh8)
+    assert len({e.note for e in fresh8}) == 3
+
+
 def test_apply_reports_the_edited_lines():
     edit = Edit("x", "arithmetic", "n.txt", "b\nc", "B\nC\nD", "why")
     edited, lines = edit.apply("a\nb\nc\nd\n")

@@ -39,6 +39,14 @@ def test_round5_counts():
     assert set(Counter(e.kind for e in round5)) == set(KINDS)
 
 
+def test_round6_counts():
+    """Round 6 (heldout-notes-round6.yaml): 12 edits of the plain-text Chinese note
+    clip-accum-scaling.txt, every kind at least once."""
+    round6 = [e for e in NEW if e.source == "heldout-notes-round6.yaml"]
+    assert len(round6) == 12 and {e.note for e in round6} == {"clip-accum-scaling.txt"}
+    assert set(Counter(e.kind for e in round6)) == set(KINDS)
+
+
 @pytest.mark.parametrize("edit", NEW, ids=[e.id for e in NEW])
 def test_new_notes_edit_is_well_formed(edit: Edit):
     text = (ROOT / edit.notes_dir / edit.note).read_bytes().decode("utf-8")
