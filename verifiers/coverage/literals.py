@@ -29,6 +29,7 @@ from verifiers.coverage.quotes import find_in, shared_finds
 from verifiers.coverage.strength import ORDER, Strengths, best
 from verifiers.holes import ResolveError
 from verifiers.notes import Literal, Note
+from verifiers.restate.coverage import CountCoverage, classify_count_words, count_words_json
 from verifiers.schema import Waiver
 from verifiers.verdicts import RunResult
 
@@ -117,6 +118,7 @@ class NoteCoverage:
     strength: dict[int, str] = field(default_factory=dict)  # covered literal -> how (strength)
     orphans: list[tuple[str, str]] = field(default_factory=list)  # copies of nothing recomputed
     copies_of_given: int = 0  # covered literals that only repeat an input (counted as given)
+    count_words: CountCoverage = field(default_factory=CountCoverage)  # 三个, two (restate/)
 
     def count(self, status: str) -> int:
         return sum(1 for lit in self.literals if self.status[lit.start] == status)
@@ -158,12 +160,15 @@ def _coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem
                 cov.copies_of_given += any((s.claim, s.hole) in copies_of_given for s in over) \
                     and cov.strength[lit.start] == ORDER[-1]
         cov.orphans = [o for o in strengths.orphans if o[0] in {s.claim for s in spans}]
+        waived_words: list[tuple[tuple[int, int], str]] = []
         for waiver in (w for w in result.waivers if w.note == name):
             try:
                 waived = _waived_spans(note, waiver)
             except ResolveError as err:
                 problems.append(WaiverProblem(waiver, err.message))
                 continue
+            if "count_words" in waiver.waives:
+                waived_words += [(span, waiver.reason) for span in waived]
             if "numbers" not in waiver.waives:
                 continue
             for lit in cov.literals:
@@ -171,6 +176,8 @@ def _coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem
                     cov.status[lit.start] = WAIVED
                     cov.reasons[lit.start] = waiver.reason
         cov.kinds = classify_items(result, name)
+        cov.count_words = classify_count_words(
+            note.text, [(s.start, s.end) for s in spans if s.hole is not None], waived_words)
         out.append(cov)
     return out, problems
 
@@ -280,6 +287,8 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
                 _place(note, lit.text, lit.start) for lit in cov.uncovered
             ],
             "strength": strength_json(cov),
+            "count_words": count_words_json(cov.count_words,
+                                            lambda text, start: _place(note, text, start)),
             **kinds,
             **({"statements_quoted_unread": quoted} if quoted else {}),
         })

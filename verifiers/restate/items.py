@@ -1,0 +1,66 @@
+"""An enumeration as a hole reads it: ``k_{1}, k_{2}, k_{3}``, ``Q、K、V``, “患者、服用、华法林”.
+
+A count word often counts items the note names rather than numbers it prints (三个 Key
+``k_{1}, k_{2}, k_{3}``; 前五块“患者、服用、华法林、后、出现”). A value hole whose name starts
+with :data:`ITEMS_PREFIX` (``⟨items⟩``, ``⟨items2⟩``) reads such an enumeration: two or more
+items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional subscript, or a word of
+at most :data:`MAX_ITEM` characters with no space or punctuation), optionally inside “…” or
+「…」. It reads as a vector with one entry per item: the item's integer subscript where every
+item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)``
+is then the number of items, and a claim compares a count word with it.
+
+Only holes so named read enumerations (an ordinary value hole never matches words), so no
+existing quote can match in a new place.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from verifiers.numbers import PrintedNumber
+
+__all__ = ["ITEMS_PREFIX", "find_enumeration", "item_ends", "read_items"]
+
+ITEMS_PREFIX = "items"
+MAX_ITEM = 12
+_SUB = r"(?:_\{[^{}\s]{1,8}\}|_[A-Za-z0-9])"
+_NAME = rf"(?:\\?[A-Za-zα-ωΑ-Ω]+{_SUB}?)"
+_WORD = rf"(?:[^\s、,，。；;：:！!？?“”「」()（）\[\]{{}}$\\]{{1,{MAX_ITEM}}})"
+_SEP = r"[ \t]*[,，、][ \t]*"
+_NAMES = rf"{_NAME}(?:{_SEP}{_NAME})+"
+_WORDS = rf"{_WORD}(?:[ \t]*、[ \t]*{_WORD})+"
+# a plain run of words starts after a space or a punctuation mark (never inside a sentence's
+# words: 列依次给A、B、C is no enumeration of 列依次给A)
+_ENUMERATION = re.compile(rf"“(?:{_WORDS})”|「(?:{_WORDS})」|(?<![A-Za-z\\]){_NAMES}(?![A-Za-z_{{])"
+                          rf"|(?<!\w){_WORDS}")
+_INT_SUB = re.compile(r"_\{?(\d{1,3})\}?\Z")
+
+
+def item_ends(text: str, pos: int, limit: int) -> list[int]:
+    """Where an enumeration starting at ``pos`` ends (the longest one), or none."""
+    m = _ENUMERATION.match(text, pos, limit)
+    return [m.end()] if m else []
+
+
+def find_enumeration(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The first enumeration within [start, end) (its span), or None."""
+    m = _ENUMERATION.search(text, start, end)
+    return (m.start(), m.end()) if m else None
+
+
+def split_items(raw: str) -> list[str]:
+    body = raw.strip()
+    if body[:1] in "“「":
+        body = body[1:-1]
+    return [p.strip() for p in re.split(r"[,，、]", body)]
+
+
+def read_items(raw: str) -> tuple[tuple[int, ...], tuple[PrintedNumber, ...]]:
+    """(shape, entries) of an enumeration: the subscripts, or the positions 1, 2, …"""
+    items = split_items(raw)
+    subs = [_INT_SUB.search(it) for it in items]
+    values = [int(m.group(1)) for m in subs] if all(subs) else list(range(1, len(items) + 1))
+    numbers = tuple(PrintedNumber(str(v), Fraction(v), Fraction(0), True, "integer")
+                    for v in values)
+    return (len(numbers),), numbers
