@@ -20,6 +20,7 @@ next to the numbers.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -287,8 +288,7 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
                 _place(note, lit.text, lit.start) for lit in cov.uncovered
             ],
             "strength": strength_json(cov),
-            "count_words": count_words_json(cov.count_words,
-                                            lambda text, start: _place(note, text, start)),
+            "count_words": count_words_json(cov.count_words, functools.partial(_place, note)),
             **kinds,
             **({"statements_quoted_unread": quoted} if quoted else {}),
         })

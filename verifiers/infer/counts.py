@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         stem = Path(name).stem
         found = count_claims(notes, name, stem, set())
         path = Path(args.claims) / stem / FILE_NAME
+        if not found:  # a claim file needs a list of claims: none is no file
+            path.unlink(missing_ok=True)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         head = ("# Count words checked against the items they count (written by "
                 f"python -m verifiers.infer.counts {name}).\n"
