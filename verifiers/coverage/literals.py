@@ -31,6 +31,7 @@ from verifiers.coverage.strength import ORDER, Strengths, best
 from verifiers.holes import ResolveError
 from verifiers.notes import Literal, Note
 from verifiers.restate.coverage import CountCoverage, classify_count_words, count_words_json
+from verifiers.restate.items import ITEMS_PREFIX
 from verifiers.schema import Waiver
 from verifiers.verdicts import RunResult
 
@@ -215,6 +216,8 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
         checks = claim_checks(claim)
         for key, printed in match.values.items():
             hole = key.split("[")[0]
+            if hole.startswith(ITEMS_PREFIX):  # an enumeration counts its items: it checks
+                continue  # no number printed inside them (verifiers/restate/items.py)
             if checks or (claim.id, hole) in used:
                 spans.append(Span(printed.start, printed.end, strengths.hole(claim, hole, key),
                                   claim.id, hole))

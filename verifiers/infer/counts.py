@@ -8,16 +8,13 @@ checks it against the number of items (``n: len(v)``); a claim is written only w
 evaluates ``verified`` on the note as it is (zero false alarms), so a count word that counts
 something else (两类 before three matrices of two kinds) gets no claim.
 
-``python -m verifiers.infer.counts NOTE … [--notes DIR] [--claims DIR]`` writes the claims of
-the given notes to ``claims/<stem>/89-counts-inferred.yaml``.
+``python -m verifiers.restate.write_counts NOTE … [--notes DIR] [--claims DIR]`` writes the
+claims of the given notes to ``claims/<stem>/89-counts-inferred.yaml``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from pathlib import Path
 
 from verifiers.infer.evaluate import Inferred, _evaluate, _head, claim_id
 from verifiers.notes import Note
@@ -66,7 +63,10 @@ def count_claims(notes: dict[str, Note], note_name: str, stem: str,
     """One verified count claim per site, in note order."""
     note = notes[note_name]
     out = []
+    done: set[int] = set()  # count words a kept claim reads
     for site in count_sites(note.text):
+        if site.word.start in done:
+            continue
         cid, entry = site_entry(note, stem, site)
         if cid in existing:
             continue
@@ -74,36 +74,6 @@ def count_claims(notes: dict[str, Note], note_name: str, stem: str,
         if verdict is None or getattr(verdict, "status", "") != "verified":
             continue
         existing.add(cid)
+        done.add(site.word.start)
         out.append(Inferred(cid, entry, "verified", "count", (), ()))
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write the count claims of the given notes (their own file, replaced)."""
-    from verifiers.files import write_output
-    from verifiers.notes import read_note
-
-    parser = argparse.ArgumentParser(prog="python -m verifiers.infer.counts")
-    parser.add_argument("notes", nargs="+")
-    parser.add_argument("--notes", dest="folder", default="notes")
-    parser.add_argument("--claims", default="claims")
-    args = parser.parse_args(argv)
-    notes = {name: read_note(Path(args.folder) / name) for name in args.notes}
-    for name in args.notes:
-        stem = Path(name).stem
-        found = count_claims(notes, name, stem, set())
-        path = Path(args.claims) / stem / FILE_NAME
-        if not found:  # a claim file needs a list of claims: none is no file
-            path.unlink(missing_ok=True)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        head = ("# Count words checked against the items they count (written by "
-                f"python -m verifiers.infer.counts {name}).\n"
-                f"note: {json.dumps(name, ensure_ascii=False)}\nclaims:\n")
-        write_output(path, head + "".join(c.yaml for c in found))
-        print(f"{path}: {len(found)} count claims", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

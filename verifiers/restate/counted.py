@@ -153,7 +153,9 @@ def _lead(text: str, start: int) -> int:
 
 
 def count_sites(text: str) -> list[CountSite]:
-    """Every count word with printed or enumerated items next to it, in note order."""
+    """Every reading of a count word with printed or enumerated items next to it, in note
+    order: a word may have several (the vector after it, the names after it, the items before
+    it), most likely first; a claim keeps the first that verifies."""
     out = []
     for word in find_count_words(text):
         if word.cls != COUNT or word.value < 2 or word.value.denominator != 1:
@@ -165,16 +167,13 @@ def count_sites(text: str) -> list[CountSite]:
         items = _items_after(text, word)
         if items is not None and opens:
             out.append(CountSite(word, items, columns, False, lead, items[-1][1]))
-            continue
-        names = _enumeration_after(text, word)
-        if names is not None and opens:
+        names = None if word.word.endswith("维") else _enumeration_after(text, word)
+        if names is not None and opens:  # 二维 is a size: it counts entries, never names
             out.append(CountSite(word, (names,), columns, True, lead, names[1]))
-            continue
         items = _items_before(text, word)
         if items is not None and len(items) == 1:  # a list ends the paragraph before
             out.append(CountSite(word, items, columns, False, _lead(text, items[0][0]), whole))
-            continue
-        if items is not None:
+        elif items is not None:
             start = _lead(text, items[0][0])
             if start < items[0][0] and _plain(text[start:items[0][0]]):
                 out.append(CountSite(word, items, columns, False, start, whole))

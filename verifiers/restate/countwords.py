@@ -138,6 +138,8 @@ def word_for_count(printed: str, value: Fraction) -> str | None:
     if value.denominator != 1 or value < 1:
         return "一半" if value == Fraction(1, 2) and not printed.isascii() else None
     n = int(value)
+    if printed in ("单", "双"):  # a prefix word: 单头 <-> 双头
+        return {1: "单", 2: "双"}.get(n)
     if printed.isascii():
         word = _ENGLISH_OUT.get(n)
         if word is None:

@@ -3,10 +3,10 @@
 A count word often counts items the note names rather than numbers it prints (三个 Key
 ``k_{1}, k_{2}, k_{3}``; 前五块“患者、服用、华法林、后、出现”). A value hole whose name starts
 with :data:`ITEMS_PREFIX` (``⟨items⟩``, ``⟨items2⟩``) reads such an enumeration: two or more
-items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional subscript, or a word of
-at most :data:`MAX_ITEM` characters with no space or punctuation), optionally inside “…” or
-「…」. It reads as a vector with one entry per item: the item's integer subscript where every
-item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)``
+items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional subscript, a named
+value ``k_{1} = (0, 1)``, or a word of at most :data:`MAX_ITEM` characters with no space or
+punctuation), optionally inside “…” or 「…」. It reads as a vector with one entry per item:
+the item's integer subscript where every item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)``
 is then the number of items, and a claim compares a count word with it.
 
 Only holes so named read enumerations (an ordinary value hole never matches words), so no
@@ -29,11 +29,16 @@ _NAME = rf"(?:\\?[A-Za-zα-ωΑ-Ω]+{_SUB}?)"
 _WORD = rf"(?:[^\s、,，。；;：:！!？?“”「」()（）\[\]{{}}$\\]{{1,{MAX_ITEM}}})"
 _SEP = r"[ \t]*[,，、][ \t]*"
 _NAMES = rf"{_NAME}(?:{_SEP}{_NAME})+"
+# named values: k_{1} = (\ln 2, 0), k_{2} = (0, 1) -- a name, "=", a bracketed or plain value
+_ASSIGN = (rf"(?P<name>{_NAME})[ \t]*=[ \t]*(?:\([^()\n]{{0,60}}\)|\[[^\[\]\n]{{0,60}}\]"
+           r"|[^\s,，、]{1,20})")
+_ASSIGNS = rf"{_ASSIGN}(?:{_SEP}{_ASSIGN})+".replace("(?P<name>", "(?:")
+_ASSIGN_RE = re.compile(_ASSIGN)
 _WORDS = rf"{_WORD}(?:[ \t]*、[ \t]*{_WORD})+"
 # a plain run of words starts after a space or a punctuation mark (never inside a sentence's
 # words: 列依次给A、B、C is no enumeration of 列依次给A)
-_ENUMERATION = re.compile(rf"“(?:{_WORDS})”|「(?:{_WORDS})」|(?<![A-Za-z\\]){_NAMES}(?![A-Za-z_{{])"
-                          rf"|(?<!\w){_WORDS}")
+_ENUMERATION = re.compile(rf"“(?:{_WORDS})”|「(?:{_WORDS})」|(?<![A-Za-z\\]){_ASSIGNS}"
+                          rf"|(?<![A-Za-z\\]){_NAMES}(?![A-Za-z_{{=]|[ \t]*=)|(?<!\w){_WORDS}")
 _INT_SUB = re.compile(r"_\{?(\d{1,3})\}?\Z")
 
 
@@ -50,7 +55,10 @@ def find_enumeration(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def split_items(raw: str) -> list[str]:
+    """The items of an enumeration: its names (``k_{1} = …, k_{2} = …``: the names)."""
     body = raw.strip()
+    if "=" in body:
+        return [m.group("name") for m in _ASSIGN_RE.finditer(body)]
     if body[:1] in "“「":
         body = body[1:-1]
     return [p.strip() for p in re.split(r"[,，、]", body)]
