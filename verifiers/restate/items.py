@@ -6,8 +6,9 @@ with :data:`ITEMS_PREFIX` (``⟨items⟩``, ``⟨items2⟩``) reads such an enum
 items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional subscript, a named
 value ``k_{1} = (0, 1)``, or a word of at most :data:`MAX_ITEM` characters with no space or
 punctuation), optionally inside “…” or 「…」. It reads as a vector with one entry per item:
-the item's integer subscript where every item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)``
-is then the number of items, and a claim compares a count word with it.
+the item's integer subscript where every item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)),
+else its position (1, 2, …). ``len(items)`` is then the number of items, and a claim compares
+a count word with it.
 
 Only holes so named read enumerations (an ordinary value hole never matches words), so no
 existing quote can match in a new place.
