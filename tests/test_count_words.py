@@ -224,3 +224,16 @@ def test_coverage_counts_count_words(tmp_path, capsys, monkeypatch):
     assert [u["text"] for u in words["uncovered"]] == ["两类"]
     assert words["excluded"] == {"ordinal": 1}
     assert words["waived_by"] == {"article": 1, "waiver": 1}
+
+
+def test_the_count_survey_plants_one_neighbour_per_count_word():
+    from benchmarks.count_survey import planted
+
+    edits = planted()
+    assert edits == planted()  # seeded: the same edits on every run
+    assert len({(e.note, e.offset) for e in edits}) == len(edits)
+    assert all(e.new != e.old and abs(read_count(e.new) - read_count(e.old)) == 1
+               for e in edits)
+    assert {e.cls for e in edits} == {"items", "prose"}
+    both = planted(both=True)
+    assert len(both) > len(edits)
