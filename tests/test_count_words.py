@@ -74,6 +74,9 @@ def test_an_enumeration_reads_as_its_items():
     assert read_items(text[:end])[0] == (3,)
     assert [n.value for n in read_items("k_{1}, k_{2}, k_{3}")[1]] == [1, 2, 3]
     assert read_items("“患者、服用、华法林、后、出现”")[0] == (5,)
+    text = "三个概念：\n\n概念\t作用\nA\t读\nB\t写\nC\t算\n\n后文"  # a table: its rows
+    (end,) = item_ends(text, 7, len(text))
+    assert read_items(text[7:end])[0] == (3,)
     text = "U三列依次给A、B、C打分"  # no enumeration starts inside a sentence's words
     assert item_ends(text, 3, len(text)) == []
 

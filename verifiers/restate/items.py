@@ -5,7 +5,8 @@ A count word often counts items the note names rather than numbers it prints (�
 with :data:`ITEMS_PREFIX` (``⟨items⟩``, ``⟨items2⟩``) reads such an enumeration: two or more
 items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional subscript, a named
 value ``k_{1} = (0, 1)``, or a word of at most :data:`MAX_ITEM` characters with no space or
-punctuation), optionally inside “…” or 「…」. It reads as a vector with one entry per item:
+punctuation), optionally inside “…” or 「…」; or a table (a header line, then rows, each line
+holding a tab), whose items are its rows. It reads as a vector with one entry per item:
 the item's integer subscript where every item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)),
 else its position (1, 2, …). ``len(items)`` is then the number of items, and a claim compares
 a count word with it.
@@ -35,10 +36,12 @@ _ASSIGN = (rf"(?P<name>{_NAME})[ \t]*=[ \t]*(?:\([^()\n]{{0,60}}\)|\[[^\[\]\n]{{
            r"|[^\s,，、]{1,20})")
 _ASSIGNS = rf"{_ASSIGN}(?:{_SEP}{_ASSIGN})+".replace("(?P<name>", "(?:")
 _ASSIGN_RE = re.compile(_ASSIGN)
+# a table: a header line and one or more rows, each line holding a tab (its items: the rows)
+_TABLE = r"(?<![^\n])[^\n\t]+\t[^\n]*(?:\n[^\n\t]+\t[^\n]*)+"
 _WORDS = rf"{_WORD}(?:[ \t]*、[ \t]*{_WORD})+"
 # a plain run of words starts after a space or a punctuation mark (never inside a sentence's
 # words: 列依次给A、B、C is no enumeration of 列依次给A)
-_ENUMERATION = re.compile(rf"“(?:{_WORDS})”|「(?:{_WORDS})」|(?<![A-Za-z\\]){_ASSIGNS}"
+_ENUMERATION = re.compile(rf"{_TABLE}|“(?:{_WORDS})”|「(?:{_WORDS})」|(?<![A-Za-z\\]){_ASSIGNS}"
                           rf"|(?<![A-Za-z\\]){_NAMES}(?![A-Za-z_{{=]|[ \t]*=)|(?<!\w){_WORDS}")
 _INT_SUB = re.compile(r"_\{?(\d{1,3})\}?\Z")
 
@@ -58,6 +61,8 @@ def find_enumeration(text: str, start: int, end: int) -> tuple[int, int] | None:
 def split_items(raw: str) -> list[str]:
     """The items of an enumeration: its names (``k_{1} = …, k_{2} = …``: the names)."""
     body = raw.strip()
+    if "\t" in body and "\n" in body:  # a table: its rows after the header
+        return [row for row in body.split("\n")[1:] if row.strip()]
     if "=" in body:
         return [m.group("name") for m in _ASSIGN_RE.finditer(body)]
     if body[:1] in "“「":
