@@ -77,6 +77,15 @@ def test_an_enumeration_reads_as_its_items():
     text = "三个概念：\n\n概念\t作用\nA\t读\nB\t写\nC\t算\n\n后文"  # a table: its rows
     (end,) = item_ends(text, 7, len(text))
     assert read_items(text[7:end])[0] == (3,)
+    text = "分三步。\n\n第一步：展开 x\n\n第二步：画图\n\n第三步：对比。"  # an ordinal run
+    (end,) = item_ends(text, 6, len(text))
+    assert read_items(text[6:end])[0] == (3,)
+    text = "两点不同。第一，字节。第二，词表。"
+    (end,) = item_ends(text, 5, len(text))
+    assert read_items(text[5:end])[0] == (2,)
+    text = "三件事：\n\n使用点积。\n使用 Softmax。\n使用系数。\n\n后文"  # short lines
+    (end,) = item_ends(text, 6, len(text))
+    assert read_items(text[6:end])[0] == (3,)
     text = "U三列依次给A、B、C打分"  # no enumeration starts inside a sentence's words
     assert item_ends(text, 3, len(text)) == []
 
@@ -92,6 +101,14 @@ s = (1, 0, - 1)
 x_{1}, x_{2}, x_{3}
 
 我们现在只有 0.1、0.6、0.3 这三个数字。
+
+下面分三步推出来。
+
+第一步：展开。
+
+第二步：画图。
+
+第三步：对比。
 1.2 English
 We get four scores: (0.5, 0.25, 0.125, 0.125)
 """
@@ -113,6 +130,11 @@ claims:
     section: "1.1"
     text: "我们现在只有 ⟨a1⟩、⟨a2⟩、⟨a3⟩ 这⟨n⟩个数字"
     check: {n: "len([a1, a2, a3])"}
+  - id: steps
+    says: the count word before an ordinal run
+    section: "1.1"
+    text: "下面分⟨n⟩步推出来。\n\n⟨items⟩"
+    check: {n: len(items)}
   - id: english
     says: an English count word
     section: "1.2"
@@ -131,8 +153,9 @@ def test_the_unedited_count_words_verify(tmp_path, capsys, monkeypatch):
     ("scores", "得到三个", "得到两个", 3, 5, "三"),
     ("vectors", "假设有三个", "假设有四个", 7, 4, "三"),
     ("numbers", "这三个数字", "这四个数字", 11, 21, "三"),
-    ("english", "get four", "get three", 13, 8, "four"),
-    ("english", "get four", "get five", 13, 8, "four"),
+    ("steps", "分三步", "分两步", 13, 4, "三"),
+    ("english", "get four", "get three", 21, 8, "four"),
+    ("english", "get four", "get five", 21, 8, "four"),
 ])
 def test_an_edited_count_word_is_a_discrepancy_at_the_word(tmp_path, capsys, monkeypatch,
                                                            claim, find, replace, line, col,
@@ -240,3 +263,11 @@ def test_the_count_survey_plants_one_neighbour_per_count_word():
     assert {e.cls for e in edits} == {"items", "prose"}
     both = planted(both=True)
     assert len(both) > len(edits)
+
+
+def test_an_added_step_makes_the_count_word_wrong(tmp_path, capsys, monkeypatch):
+    edited = NOTE.replace("第三步：对比。", "第三步：对比。\n\n第四步：总结。")
+    code, by_id = check_project(tmp_path, edited, CLAIMS, monkeypatch, capsys)
+    assert code == 1
+    n = next(v for v in by_id["steps"]["values"] if v["name"] == "n")
+    assert (n["status"], n["start"]["line"], n["suggestion"]) == ("discrepancy", 13, "四")

@@ -84,6 +84,7 @@ def _enumeration_after(text: str, word: CountWord) -> tuple[int, int] | None:
     if found is None:
         return None
     between = text[end:found[0]].rstrip("$ \t")
+    between = between.rstrip("。.：:\n \t")  # the sentence may end before its items
     if len(between) > AFTER or not _plain(between) or find_count_words(between):
         return None
     return found

@@ -5,8 +5,9 @@ A count word often counts items the note names rather than numbers it prints (�
 with :data:`ITEMS_PREFIX` (``⟨items⟩``, ``⟨items2⟩``) reads such an enumeration: two or more
 items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional subscript, a named
 value ``k_{1} = (0, 1)``, or a word of at most :data:`MAX_ITEM` characters with no space or
-punctuation), optionally inside “…” or 「…」; or a table (a header line, then rows, each line
-holding a tab), whose items are its rows. It reads as a vector with one entry per item:
+punctuation), optionally inside “…” or 「…」; a table (a header line, then rows, each line
+holding a tab), whose items are its rows; an ordinal run (第一步 … 第二步 … 第三步, or 第一，…
+第二，), whose items are its ordinals; or two or more short lines ending a paragraph. It reads as a vector with one entry per item:
 the item's integer subscript where every item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)),
 else its position (1, 2, …). ``len(items)`` is then the number of items, and a claim compares
 a count word with it.
@@ -46,16 +47,55 @@ _ENUMERATION = re.compile(rf"{_TABLE}|“(?:{_WORDS})”|「(?:{_WORDS})」|(?<!
 _INT_SUB = re.compile(r"_\{?(\d{1,3})\}?\Z")
 
 
+# lines: two or more short lines of a paragraph (使用点积…。 / 使用 Softmax…。 / …)
+_LINES = re.compile(r"(?<![^\n])[^\n\t]{2,60}(?:\n[^\n\t]{2,60})+(?=\n[ \t]*\n|\n?\Z)")
+# an ordinal run: 第一步 … 第二步 … 第三步 (or 第一， … 第二，), each next one within MAX_GAP
+_ORDINAL = re.compile(r"第([一二三四五六七八九十])([步块点类个项条种章节层轮次]?)")
+_ORDINALS = "一二三四五六七八九十"
+MAX_GAP = 1200
+
+
+def _ordinal_end(text: str, pos: int, limit: int) -> int | None:
+    """Where an ordinal run starting at ``pos`` (at 第一) ends: after its last 第N."""
+    m = _ORDINAL.match(text, pos, limit)
+    if m is None or m.group(1) != "一":
+        return None
+    measure, end, k = m.group(2), m.end(), 1
+    while k < len(_ORDINALS):
+        nxt = f"第{_ORDINALS[k]}{measure}"
+        at = text.find(nxt, end, min(limit, end + MAX_GAP))
+        if at < 0 or (not measure and text[at + len(nxt):at + len(nxt) + 1] not in "，,、:："):
+            break
+        end, k = at + len(nxt), k + 1
+    return end if k >= 2 else None
+
+
 def item_ends(text: str, pos: int, limit: int) -> list[int]:
     """Where an enumeration starting at ``pos`` ends (the longest one), or none."""
     m = _ENUMERATION.match(text, pos, limit)
+    if m:
+        return [m.end()]
+    end = _ordinal_end(text, pos, limit)
+    if end is not None:
+        return [end]
+    m = _LINES.match(text, pos, limit)
     return [m.end()] if m else []
 
 
 def find_enumeration(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The first enumeration within [start, end) (its span), or None."""
+    """The first enumeration that starts within [start, end) (its span), or None."""
+    found = []
     m = _ENUMERATION.search(text, start, end)
-    return (m.start(), m.end()) if m else None
+    if m:
+        found.append((m.start(), m.end()))
+    at = text.find("第一", start, end)
+    ordinal = _ordinal_end(text, at, len(text)) if at >= 0 else None
+    if ordinal is not None:
+        found.append((at, ordinal))
+    m = _LINES.search(text, start, end)
+    if m:
+        found.append((m.start(), m.end()))
+    return min(found) if found else None
 
 
 def split_items(raw: str) -> list[str]:
@@ -63,6 +103,18 @@ def split_items(raw: str) -> list[str]:
     body = raw.strip()
     if "\t" in body and "\n" in body:  # a table: its rows after the header
         return [row for row in body.split("\n")[1:] if row.strip()]
+    first = _ORDINAL.match(body)
+    if first is not None and first.group(1) == "一":  # an ordinal run: its ordinals in order
+        items, pos = [], 0
+        for k in _ORDINALS:
+            at = body.find(f"第{k}{first.group(2)}", pos)
+            if at < 0:
+                break
+            items.append(f"第{k}{first.group(2)}")
+            pos = at + 1
+        return items
+    if "\n" in body:  # lines
+        return [line for line in body.split("\n") if line.strip()]
     if "=" in body:
         return [m.group("name") for m in _ASSIGN_RE.finditer(body)]
     if body[:1] in "“「":
