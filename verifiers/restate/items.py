@@ -8,8 +8,9 @@ value ``k_{1} = (0, 1)``, or a word of at most :data:`MAX_ITEM` characters with 
 punctuation), optionally inside “…” or 「…」; a table (a header line, then rows, each line
 holding a tab), whose items are its rows; an ordinal run (第一步 … 第二步 … 第三步, or 第一，…
 第二，), whose items are its ordinals; or two or more short lines ending a paragraph. It reads
-as a vector with one entry per item: the item's integer subscript where every item has one (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)),
-else its position (1, 2, …). ``len(items)`` is then the number of items, and a claim compares
+as a vector with one entry per item: the item's integer subscript where every item has one
+(``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)`` is then
+the number of items, and a claim compares
 a count word with it.
 
 Only holes so named read enumerations (an ordinary value hole never matches words), so no
