@@ -10,8 +10,7 @@ holding a tab), whose items are its rows; an ordinal run (第一步 … 第二�
 第二，), whose items are its ordinals; or two or more short lines ending a paragraph. It reads
 as a vector with one entry per item: the item's integer subscript where every item has one
 (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)`` is then
-the number of items, and a claim compares
-a count word with it.
+the number of items, and a claim compares a count word with it.
 
 Only holes so named read enumerations (an ordinary value hole never matches words), so no
 existing quote can match in a new place.
