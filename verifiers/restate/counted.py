@@ -9,9 +9,13 @@ rows of a matrix, ``len(transpose(v))`` for columns (measure word 列), ``len([a
 a run of printed scalars. An edited word is then a ``discrepancy`` at the word, with the right
 word as its suggestion; an added or dropped item makes the quote stale.
 
-A site is a count word of class ``count`` (value 2 or more) and the printed items nearest it
-in the same sentence: after it (at most :data:`AFTER` characters of plain text between: no
-digit, no math, no sentence end, no other count word) or before it (at most :data:`BEFORE`).
+A site is a count word of class ``count`` (value 2 or more) and the items nearest it: printed
+after it (at most :data:`AFTER` characters of plain text between: no digit, no math, no
+sentence end, no other count word), enumerated after it (names, named values, a table's rows,
+an ordinal run 第一步 … 第三步, the short lines of the next paragraph:
+:mod:`verifiers.restate.items`; the sentence may end first), or printed before it (a run of
+numbers at most :data:`BEFORE` characters before, or a vector or matrix ending the paragraph
+before). A word may have several readings; the first that verifies is kept.
 The quote is the plain text from the start of the word's clause to the items, so it holds no
 formula text. Each candidate is evaluated by the real engine and kept only when it verifies
 (a count that matches its items by chance is possible, but a kept claim is true today and
