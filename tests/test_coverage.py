@@ -108,6 +108,8 @@ def test_covered_waived_uncovered_and_the_json_contract(tmp_path, capsys, monkey
         "strength": {"recomputed": 1, "copy": 0, "restated": 0, "given": 2,
                      "copies_of_given": 0, "derived": 1, "recomputed_share": 1.0,
                      "orphan_copies": []},
+        "count_words": {"total": 0, "covered": 0, "waived": 0, "uncovered": [],
+                        "excluded": {"ordinal": 1}, "waived_by": {}},  # 第一步: an ordinal
         **dict.fromkeys(("formulas", "statements", "procedures"),
                         {"total": 0, "covered": 0, "waived": 0, "uncovered": []})}]}
 

@@ -29,6 +29,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.lifecycle", "verifiers.progress", "verifiers.numbers", "verifiers.words",
         "verifiers.unit_words",  # states: unit (a table of unit words; math only)
         "verifiers.magnitude_words",  # 几万, millions: read by holes, written by numbers
+        "verifiers.restate", "verifiers.restate.countwords",  # 三个, six: read by holes
+        "verifiers.restate.items",  # ⟨items⟩ enumerations: read by holes
     )),
     ("reading notes", ("verifiers.parsers", "verifiers.notes")),
     ("loading claims", (
@@ -51,6 +53,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.formulas.chains",  # holes' chains (re, math only)
         "verifiers.notation",  # domain: / convention: entries; judged after the run (yaml only)
         "verifiers.arithmetic.routes",  # its Hidden is a claim's field
+        "verifiers.restate.counted",  # count words next to items (holes' patterns)
     )),
     ("checks, one folder or module per kind", (
         "verifiers.arithmetic", "verifiers.symbolic", "verifiers.latex", "verifiers.formulas",
@@ -64,10 +67,11 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.properties.stated",
         "verifiers.arithmetic.suspects",  # re-evaluates the claims around a suspect input
     )),
-    ("outputs", ("verifiers.report", "verifiers.coverage")),
+    ("outputs", ("verifiers.report", "verifiers.coverage", "verifiers.restate.coverage")),
     ("editing loop", (
         "verifiers.changes", "verifiers.fix", "verifiers.scaffold", "verifiers.infer",
         "verifiers.mutate", "verifiers.init_repo",
+        "verifiers.restate.write_counts",  # writes infer/counts' claims
     )),
     ("command line and pytest plugin", (
         "verifiers.cli", "verifiers.plugin", "verifiers.__main__",

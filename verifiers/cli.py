@@ -267,6 +267,9 @@ def coverage(args: argparse.Namespace) -> int:
             required = " (required)" if kind in args.require else ""
             print(f"{path}: {k['total']} {kind}{required}: {k['covered']} covered, "
                   f"{k['waived']} waived, {len(k['uncovered'])} uncovered")
+        words = entry["count_words"]  # reported, not gated (verifiers/restate/coverage.py)
+        print(f"{path}: {words['total']} count words: {words['covered']} covered, "
+              f"{words['waived']} waived, {len(words['uncovered'])} uncovered")
     if args.json:
         write_output(args.json, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK if ok else EXIT_FAIL

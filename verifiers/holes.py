@@ -37,6 +37,8 @@ from verifiers.numbers import (
     parse_printed,
 )
 from verifiers.parsers.abstract import Display
+from verifiers.restate.countwords import COUNT_PATTERN, read_count
+from verifiers.restate.items import ITEMS_PREFIX, item_ends, read_items
 from verifiers.words import (
     AUTO_PREFIX,
     PHRASE_PREFIX,
@@ -196,7 +198,8 @@ def _literal(chunk: str) -> str:
 def _value_alternatives() -> tuple[re.Pattern[str], ...]:
     plain = rf"(?:[-+−]{_WS}*)?(?:{MANTISSA_PATTERN})"
     sources = (_LATEX, _NESTED, _BRACKET_LIST, _PAREN_LIST, _FRAC, _MATH_MAGNITUDE, _NUM, plain,
-               _TENTHS_PATTERN, VAGUE_PATTERN)  # 几万, millions: verifiers/magnitude_words.py
+               _TENTHS_PATTERN, VAGUE_PATTERN,  # 几万, millions: verifiers/magnitude_words.py
+               COUNT_PATTERN)  # 三, 两, six: a count word (verifiers/restate/countwords.py)
     return tuple(re.compile(src, re.DOTALL) for src in sources)
 
 
@@ -284,6 +287,8 @@ class _Search:
                         else phrase_ends(text, begin, limit, i == len(parts) - 1)
                         if part.word and part.name.startswith(PHRASE_PREFIX)
                         else word_ends(text, begin, limit) if part.word
+                        else item_ends(text, begin, limit)  # ⟨items⟩: verifiers/restate
+                        if part.name.startswith(ITEMS_PREFIX)
                         else _hole_ends(text, begin, limit))
                 if (not ends and i in self.quote.coefficient
                         and _unwritten_coefficient(text, begin)):
@@ -376,7 +381,8 @@ def find(text: str, quote: str, scopes: list[tuple[int, int]], *,
         found = _disambiguate(text, found, scopes, near, after)
     start, (spans, end) = next(iter(found.items()))
     values = {
-        ref.key: read_value(text[a:b], a)
+        ref.key: Printed(text[a:b], a, b, *read_items(text[a:b]))
+        if ref.name.startswith(ITEMS_PREFIX) else read_value(text[a:b], a)
         for ref, (a, b) in zip(compiled.refs, spans, strict=True)
         if not (ref.formula or ref.word)
     }
@@ -891,6 +897,9 @@ def _special(raw: str) -> PrintedNumber | None:
     vague = read_vague(raw)  # a magnitude word (几万, 数十亿): verifiers/magnitude_words.py
     if vague is not None:
         return PrintedNumber(*vague, False, "vague")
+    count = read_count(raw)  # a count word (三, 两, six): verifiers/restate/countwords.py
+    if count is not None:
+        return PrintedNumber(raw.strip(), count, Fraction(0), True, "count")
     m = _MATH_MAGNITUDE_RE.fullmatch(raw)
     if m is not None:
         pn = parse_printed(f"{m.group(1)} {m.group(2)}")

@@ -92,7 +92,7 @@ class PrintedNumber:
     value: Fraction  # exact; percent /100, 万 ×1e4, 亿 ×1e8, exponent applied
     half_unit: Fraction  # half a unit of the last printed digit, in the value's scale
     exact: bool  # True only for a plain integer: integers are exact, others rounded
-    kind: str  # 'integer' | 'decimal' | 'percent' | 'scientific' | 'magnitude' | 'vague'
+    kind: str  # 'integer' | 'decimal' | 'percent' | 'scientific' | 'magnitude' | 'vague' | 'count'
 
 
 def _exp(text: str) -> int:
@@ -240,6 +240,10 @@ def format_like(pn: PrintedNumber, value: Decimal | Fraction | int,
         from verifiers.magnitude_words import word_for
 
         return word_for(pn.text, Fraction(value))
+    if pn.kind == "count":  # a count word (三个): the word of the value, in its language
+        from verifiers.restate.countwords import word_for_count
+
+        return word_for_count(pn.text, Fraction(value))
     raw = _RAW_RE.fullmatch(pn.text)
     if raw is None:  # pragma: no cover - every printed number matches
         return None

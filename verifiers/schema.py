@@ -35,7 +35,7 @@ CONSTANT_KEYS = ("value", "reason")
 ITERATE_KEYS = ("state", "step", "times")
 WAIVER_KEYS = ("text", "reason", "section", "waives", "near", "after")
 # What a waiver may excuse (``waives:``); numbers when it does not say.
-WAIVABLE = ("numbers", "formulas", "statements", "procedures")
+WAIVABLE = ("numbers", "formulas", "statements", "procedures", "count_words")
 CLAIM_KEYS = (
     "id", "says", "section", "text", "uses", "where", "check", "widen", "known", "kind", "run",
     "assume", "define", "timeout", "matrices", "functions", "restate", "upstream", "property",

@@ -20,6 +20,7 @@ next to the numbers.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from verifiers.coverage.quotes import find_in, shared_finds
 from verifiers.coverage.strength import ORDER, Strengths, best
 from verifiers.holes import ResolveError
 from verifiers.notes import Literal, Note
+from verifiers.restate.coverage import CountCoverage, classify_count_words, count_words_json
+from verifiers.restate.items import ITEMS_PREFIX
 from verifiers.schema import Waiver
 from verifiers.verdicts import RunResult
 
@@ -117,6 +120,7 @@ class NoteCoverage:
     strength: dict[int, str] = field(default_factory=dict)  # covered literal -> how (strength)
     orphans: list[tuple[str, str]] = field(default_factory=list)  # copies of nothing recomputed
     copies_of_given: int = 0  # covered literals that only repeat an input (counted as given)
+    count_words: CountCoverage = field(default_factory=CountCoverage)  # 三个, two (restate/)
 
     def count(self, status: str) -> int:
         return sum(1 for lit in self.literals if self.status[lit.start] == status)
@@ -158,12 +162,15 @@ def _coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem
                 cov.copies_of_given += any((s.claim, s.hole) in copies_of_given for s in over) \
                     and cov.strength[lit.start] == ORDER[-1]
         cov.orphans = [o for o in strengths.orphans if o[0] in {s.claim for s in spans}]
+        waived_words: list[tuple[tuple[int, int], str]] = []
         for waiver in (w for w in result.waivers if w.note == name):
             try:
                 waived = _waived_spans(note, waiver)
             except ResolveError as err:
                 problems.append(WaiverProblem(waiver, err.message))
                 continue
+            if "count_words" in waiver.waives:
+                waived_words += [(span, waiver.reason) for span in waived]
             if "numbers" not in waiver.waives:
                 continue
             for lit in cov.literals:
@@ -171,6 +178,8 @@ def _coverage(result: RunResult) -> tuple[list[NoteCoverage], list[WaiverProblem
                     cov.status[lit.start] = WAIVED
                     cov.reasons[lit.start] = waiver.reason
         cov.kinds = classify_items(result, name)
+        cov.count_words = classify_count_words(
+            note.text, [(s.start, s.end) for s in spans if s.hole is not None], waived_words)
         out.append(cov)
     return out, problems
 
@@ -207,6 +216,8 @@ def _claim_spans(result: RunResult, note: Note, name: str, strengths: Strengths)
         checks = claim_checks(claim)
         for key, printed in match.values.items():
             hole = key.split("[")[0]
+            if hole.startswith(ITEMS_PREFIX):  # an enumeration counts its items: it checks
+                continue  # no number printed inside them (verifiers/restate/items.py)
             if checks or (claim.id, hole) in used:
                 spans.append(Span(printed.start, printed.end, strengths.hole(claim, hole, key),
                                   claim.id, hole))
@@ -280,6 +291,7 @@ def coverage_json(result: RunResult, covs: list[NoteCoverage]) -> dict[str, obje
                 _place(note, lit.text, lit.start) for lit in cov.uncovered
             ],
             "strength": strength_json(cov),
+            "count_words": count_words_json(cov.count_words, functools.partial(_place, note)),
             **kinds,
             **({"statements_quoted_unread": quoted} if quoted else {}),
         })

@@ -37,6 +37,7 @@ from verifiers.holes import Match, ResolveError
 from verifiers.meaning import FINDERS, Item
 from verifiers.meaning.statements import cue_spans
 from verifiers.notes import Note
+from verifiers.restate.items import ITEMS_PREFIX
 from verifiers.schema import Claim
 from verifiers.verdicts import RunResult
 
@@ -114,7 +115,7 @@ def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
     match = _match(note, claim.text, claim.section, claim.near, claim.after)
     if match is None:
         return []
-    spans = [(match.start, match.end)]
+    spans = _without_items(match)
     if getattr(claim, "code", None) is not None and claim.run is not None:
         from verifiers.programs.codehole import block_span
 
@@ -122,6 +123,18 @@ def _quote_spans(note: Note, claim: Claim) -> list[tuple[int, int]]:
         if block is not None:
             spans.append(block)
     return spans
+
+
+def _without_items(match: Match) -> list[tuple[int, int]]:
+    """The quote's span less its ``⟨items⟩`` holes: an enumeration is counted, not read
+    (a formula inside one, ``v_{1}, v_{2}, v_{3} \\in R^{3}``, is not checked by it)."""
+    spans, pos = [], match.start
+    for p in sorted((p for k, p in match.values.items() if k.startswith(ITEMS_PREFIX)),
+                    key=lambda p: p.start):
+        spans.append((pos, p.start))
+        pos = p.end
+    spans.append((pos, match.end))
+    return [(a, b) for a, b in spans if b > a]
 
 
 def _used_hole_spans(note: Note, claim: Claim,

@@ -37,6 +37,7 @@ from verifiers.infer.assembled import assembled_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.coefficients import coefficient_candidates
+from verifiers.infer.counts import count_claims
 from verifiers.infer.dtypes import dtype_candidates
 from verifiers.infer.evaluate import Inferred, settle
 from verifiers.infer.fenced import fenced_program_claims
@@ -191,6 +192,7 @@ def infer(result: RunResult, note_name: str) -> Inference:
                 lit.start for lit in note.literals_in(tok[0], tok[1]) if lit.start in open_starts)
     report.claims += fenced_program_claims(result.notes, note_name, stem, existing)
     report.claims += order_claims(result.notes, note_name, stem, existing)
+    report.claims += count_claims(result.notes, note_name, stem, existing)  # 三个 next to 3 items
     return report
 
 
