@@ -131,3 +131,14 @@ def test_two_holes_of_one_printed_row_are_one_value(tmp_path, capsys, monkeypatc
     values = {v["name"]: v for v in by_id["scale"]["values"]}
     assert values["M"]["status"] == "given"
     assert values["R[0]"]["status"] == "discrepancy" and values["R[0]"]["local"] == "wrong"
+
+
+def test_a_one_column_matrix_with_a_repeated_row_is_a_row_copy():
+    """A 3 × 1 given whose rows repeat: its rows are single entries (indexing the second
+    entry of a row to tell rows from columns raised IndexError, ending the mutation survey)."""
+    texts = ("1", "2", "1")
+    out = slips(texts, (3, 1), [], lambda idx: tuple("9" if k in idx else texts[k]
+                                                       for k in range(3)))
+    copies = [s.what for s in out if "a copy of another printed row" in s.what]
+    assert copies == ["the row 1, a copy of another printed row, rewritten",
+                      "the row 3, a copy of another printed row, rewritten"]

@@ -73,15 +73,18 @@ def slips(texts: Sequence[str], shape: tuple[int, ...], others: Sequence[tuple[s
         add(tuple(texts[(k % cols) * cols + k // cols] for k in range(n)), "transposed")
     for i in range(n):
         add(_toggled(texts, i), f"the sign of entry {_name(i, cols, rows)}")
-    lines = [list(range(r * cols, (r + 1) * cols)) for r in range(rows)] if rows > 1 else []
-    lines += [list(range(c, n, cols)) for c in range(cols)] if rows > 1 else []
+    # (kind, indices) of every row and column; by kind, not by the step between indices:
+    # a one-column matrix's rows are single entries
+    lines: list[tuple[str, list[int]]] = []
+    if rows > 1:
+        lines += [("row", list(range(r * cols, (r + 1) * cols))) for r in range(rows)]
+        lines += [("column", list(range(c, n, cols))) for c in range(cols)]
     known = {tuple(t.strip() for t in o) for o in others}
-    for idx in lines:
+    for kind, idx in lines:
         row = tuple(texts[k].strip() for k in idx)
-        repeated = sum(1 for other in lines if len(other) == len(idx)
+        repeated = sum(1 for _, other in lines if len(other) == len(idx)
                        and tuple(texts[k].strip() for k in other) == row) > 1
         if repeated or row in known:
-            kind = "row" if idx[1] - idx[0] == 1 else "column"
             add(solve_row(idx), f"the {kind} {_line(idx, cols, kind)}, a copy of another "
                                 f"printed {kind}, rewritten")
     return out
