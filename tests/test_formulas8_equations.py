@@ -19,8 +19,8 @@ from tests.note_edits import run_edited
 L1 = "lesson1-text-to-distribution.txt"
 FAILING = ("discrepancy", "unparsed")
 
-# (claim, find, replace): each edit keeps the printed sign true, so only an equation reader
-# fails it
+# (claim, find, replace): the first edits keep the printed sign true, so only an equation
+# reader fails them; the last ones edit formulas that were quoted as text
 EDITS = [
     ("l1-c-5-jacobian-from-definition", r"$p_i(1-p_i)\gt0$", r"$p_i(2-p_i)\gt0$"),
     ("l1-c-5-jacobian-from-definition", r"$p_i(1-p_i)\gt0$", r"$p_i\gt0$"),
@@ -33,6 +33,11 @@ EDITS = [
     ("l1-s-6-gradient-sign-other", r"$p_j\ge0$", r"$1-p_j\ge0$"),
     ("l1-p-6-signs", r"$p_y-1\le0$", r"$p_y-2\le0$"),
     ("l1-p-6-signs", r"$p_j\ge0$", r"$2p_j\ge0$"),
+    # the limit p_y → 1 that l1-c-6-loss-at-zero quoted as text
+    ("l1-f8-6-loss-at-one", r"$p_y\to1$ 时 $L\to0$", r"$p_y\to1$ 时 $L\to1$"),
+    ("l1-f8-6-loss-at-one", r"$p_y\to1$ 时 $L\to0$", r"$p_y\to2$ 时 $L\to0$"),
+    # (z_j-z_i)/T → 0 as T → ∞, quoted as text before
+    ("l1-c-5-temperature-infinity-limits", r"每个 $(z_j-z_i)/T\to0$", r"每个 $(z_j-z_i)/T\to1$"),
 ]
 
 
