@@ -70,6 +70,25 @@ def _save_cache(print_: str, outcomes: dict) -> None:
     tmp.replace(path)
 
 
+def _add_blocks(spans: dict[str, dict[str, tuple[int, int]]], notes: dict, claims: list
+                ) -> None:
+    """A claim whose code hole runs a printed program reads every line of its block, not
+    only its quote: its span grows to take the block in (else an edit of the program would
+    count as ``unquoted`` and never run the claim)."""
+    from verifiers.coverage.meaning import quote_match
+    from verifiers.programs.codehole import block_span, reads_block
+
+    for claim in claims:
+        if claim.note not in notes or not reads_block(claim):
+            continue
+        note = notes[claim.note]
+        match = quote_match(note, claim)
+        block = block_span(claim, match, note) if match is not None else None
+        if block is not None:
+            a, b = spans.setdefault(claim.note, {}).get(claim.id, block)
+            spans[claim.note][claim.id] = (min(a, block[0]), max(b, block[1]))
+
+
 def survey(per_class: int, seed: int, classes: tuple[str, ...], only: tuple[str, ...] = (),
            progress: bool = False, use_cache: bool = True) -> dict:
     """Per class: the outcome counts (also per coverage status) and the sites not ``real``."""
@@ -90,6 +109,7 @@ def survey(per_class: int, seed: int, classes: tuple[str, ...], only: tuple[str,
             note = notes[v.note]
             spans.setdefault(v.note, {})[v.id] = (note.offset(*v.span[0]),
                                                   note.offset(*v.span[1]))
+    _add_blocks(spans, notes, claims)
     from benchmarks.planted.survey import _key
 
     baseline = {v.id: _key(v) for v in base.verdicts if not v.passed}
