@@ -41,7 +41,7 @@ def fingerprint(root: Path = ROOT) -> str:
     h = hashlib.sha256()
     files = [p for tree in _TREES for p in sorted((root / tree).rglob("*"))
              if p.is_file() and "__pycache__" not in p.parts]
-    files.append(Path(__file__).with_name("formula_mutations.py"))
+    files += [Path(__file__), Path(__file__).with_name("formula_mutations.py")]
     for path in files:
         h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
