@@ -166,8 +166,9 @@ BASELINE: frozenset[str] = frozenset({
     # claim is then stale as well); only the quote spans them.
     "aat-s-15-5-layernorm-backward",
     # §5's formulas between its holes are read by the claims quoting each as a hole: the two
-    # cases p_i(1-p_i), -p_ip_j by l1-s-5-jacobian-signs, diag(p)_{ij} and (pp^T)_{ij} by
-    # l1-s-5-jacobian-entries, the quotient rule by its own claim; left literal here: the
+    # cases p_i(1-p_i), -p_ip_j are its own holes JD, JO (read as ∂p_i/∂z_j), diag(p)_{ij}
+    # and (pp^T)_{ij} by l1-s-5-jacobian-entries, the quotient rule by its own claim; left
+    # literal here: the
     # labels $e^{z_i}$, $i=j$ of the prose, which no formula of the claim contains.
     "l1-c-5-jacobian-from-definition",
 })

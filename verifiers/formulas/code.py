@@ -30,6 +30,7 @@ from sympy.core.function import AppliedUndef
 from verifiers.formulas.plain import read_plain
 from verifiers.formulas.plain_refs import PLAIN_REFERENCES
 from verifiers.formulas.quote_refs import QUOTE_REFERENCES
+from verifiers.formulas.shape_words import read_shape_words
 from verifiers.formulas.standard_refs import STANDARD_REFERENCES
 from verifiers.formulas.tinygpt_refs import DTYPE, Instance, Reference, Unread
 from verifiers.formulas.tinygpt_refs import REFERENCES as _LATEX_REFERENCES
@@ -362,7 +363,9 @@ def reference_value(claim: Any, hole: str, printed: Any, note: Any) -> Any:
         return value(ERROR, f"reference: unknown {name!r}; one of {', '.join(sorted(REFERENCES))}")
 
     try:
-        text, shape = read_plain(printed.text)  # plain-text math in the reader's notation
+        # a shape in words (E为N×d) is the shape formula it states; plain-text math in the
+        # reader's notation
+        text, shape = read_plain(read_shape_words(printed.text) or printed.text)
         chains = split_chains(text)
         if ref.make(SEEDS[0]).truths:  # a printed condition, judged where tinygpt says it holds
             for seed in SEEDS:

@@ -6,7 +6,7 @@ the claim ``stale`` (issue 12 item 2); but the law cannot check the formula eith
 symbolic claim already reads it. So the formula is a formula hole that names its reader::
 
     text: 时为 $⟪D⟫$，提高自己的 logit，自己的概率⟦own⟧
-    read_by: {D: l1-s-5-jacobian-signs.D}   # that claim's formula hole D reads it
+    read_by: {D: l1-c-5-jacobian-from-definition.JD}   # that claim's hole JD reads it
 
 The hole is checked, never trusted: the reader must be a claim that checks the formula (a
 symbolic claim, or a ``computes:`` entry), its hole must be matched at exactly the same span

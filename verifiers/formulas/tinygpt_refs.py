@@ -262,7 +262,7 @@ def _shapes(seed: int) -> Instance:
            "Z^(r)": layer["z_heads"][1], "x_苹果": trace["x"][1], "X": layer["attn_in"],
            "Q": layer["q"][0], "K": layer["k"][0], "n": 3, "d": 4, "d_k": 2, "d_v": 2,
            "E": model.E.detach(), "W_E": model.E.detach(), "h_n": trace["h"][-1],
-           "N": 5, "d_model": 4}
+           "U": model.U.detach(), "N": 5, "d_model": 4}
     return Instance(env, {})
 
 

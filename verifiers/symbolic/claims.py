@@ -68,6 +68,7 @@ from verifiers.symbolic.matrixcalc import (
     PROVED,
     TIMEOUT,
     UNDECIDED,
+    BoundError,
     EntryDefinition,
     MatrixError,
     MatrixInstance,
@@ -930,6 +931,9 @@ def _check_matrix_chain(claim: Claim, note: Note, printed: Any, label: str, side
             explicit.append(instance.instantiate_indexed(expr, indices))
         except ShapeError as err:  # the formula cannot be formed: the rule is wrong
             explicit.append(ShapeError(f"{side}: {err}"))
+        except BoundError as err:  # a sum's printed bound: unreadable, or not its range
+            return [_value(note, printed, label, " ".join(sides),
+                           UNPARSED if err.unread else DISCREPANCY, "", str(err))]
         except MatrixError as err:
             return [_value(note, printed, label, " ".join(sides), ERROR, "", str(err))]
     for k, relation in enumerate(relations, start=1):

@@ -29,10 +29,11 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from verifiers.deadline import can_bound, deadline
+from verifiers.latex import SUM_UPPER
 from verifiers.symbolic import ratzero
 
-__all__ = ["EntryDefinition", "MatrixError", "MatrixInstance", "ShapeError", "compare",
-           "compare_entries", "names_to_read"]
+__all__ = ["BoundError", "EntryDefinition", "MatrixError", "MatrixInstance", "ShapeError",
+           "compare", "compare_entries", "names_to_read"]
 
 BAR = "bar"
 
@@ -43,6 +44,15 @@ class MatrixError(ValueError):
 
 class ShapeError(MatrixError):
     """Shapes that do not fit (a 1×2 times a 1×3): the formula itself is wrong."""
+
+
+class BoundError(MatrixError):
+    """A sum's upper bound that is not the range it sums over: ``unread`` when it names no
+    size of the claim (the note's bound cannot be read), else the bound is wrong."""
+
+    def __init__(self, message: str, unread: bool) -> None:
+        super().__init__(message)
+        self.unread = unread
 
 
 def bar_name(name: str) -> str:
@@ -98,6 +108,8 @@ class MatrixInstance:
         self._leaves = {n: _leaf(n, *s) for n, s in self.sizes.items()}
         self._grads: dict[str, sympy.Matrix] = {}
         self._values: dict[tuple[str, str | None], Any] = {}
+        # a size name a sum's upper bound stands for (n of \sum_{j = 1}^{n}) -> its size
+        self._bound_sizes: dict[str, int] = {}
 
     # -- values ---------------------------------------------------------------------------
     def value(self, name: str, stop: str | None = None) -> Any:
@@ -334,7 +346,9 @@ class MatrixInstance:
     def _sum(self, expr: sympy.Sum, stop: str | None, env: Mapping[str, int]) -> Any:
         """A sum over entries: bounds that are numbers are kept; a sum written without
         them (``\\sum_{r}``, ``\\sum_{r \\in J_{i}}``) runs over the whole range of the
-        entries it indexes (every position allowed)."""
+        entries it indexes (every position allowed). A symbolic upper bound is read
+        (:meth:`_upper`): a size name stands for that whole range, anything else must
+        evaluate."""
         (var, lo, hi), *rest = expr.limits
         body = sympy.Sum(expr.function, *rest) if rest else expr.function
         name = str(var)
@@ -344,9 +358,36 @@ class MatrixInstance:
             ranges = dict(self.free_indices(body))
             if lo != 1 or name not in ranges:
                 raise MatrixError(f"{expr}: the range of {name} is not that of an entry")
-            values = range(1, ranges[name] + 1)
+            values = range(1, self._upper(expr, hi, ranges[name], env) + 1)
         terms = [self.instantiate(body, stop, {**env, name: k}) for k in values]
         return self._add(terms) if terms else sympy.Integer(0)
+
+    def _upper(self, expr: sympy.Sum, hi: Any, size: int, env: Mapping[str, int]) -> int:
+        """The last value of a sum's index whose upper bound is not a number. The upper
+        bound of a sum written without bounds (the reader's placeholder), or one size name
+        (``n``, ``d_{k}``), is the whole range ``size`` of the entries the index runs over; a
+        size name stands for one size throughout the claim. Any other bound (``n - 1``,
+        ``i`` of a causal sum) is evaluated from those sizes and the index values; one it
+        cannot evaluate, or a range past the entries, is a BoundError (never the whole
+        range, which would read ``\\sum_{j = 1}^{n - 1}`` as ``\\sum_{j = 1}^{n}``)."""
+        if hi == SUM_UPPER or (isinstance(hi, AppliedUndef) and hi.func.__name__ == "card"):
+            return size  # \\sum_{r}, \\sum_{r \\in J_{i}}: no bound written, the whole range
+        if isinstance(hi, sympy.Symbol) and hi.name not in env:
+            known = self._bound_sizes.setdefault(hi.name, size)
+            if known != size:
+                raise BoundError(f"{expr}: {hi.name} is {known} in one sum and {size} here",
+                                 unread=False)
+            return size
+        values = {s: env.get(s.name, self._bound_sizes.get(s.name)) for s in hi.free_symbols}
+        unknown = sorted(s.name for s, v in values.items() if v is None)
+        if unknown:
+            raise BoundError(f"{expr}: the upper bound {hi} names {', '.join(unknown)}, "
+                             "which is no size of the claim's matrices", unread=True)
+        last = hi.subs(values)
+        if not last.is_Integer or not 0 <= int(last) <= size:
+            raise BoundError(f"{expr}: the upper bound {hi} is {last}, the entries run to "
+                             f"{size}", unread=False)
+        return int(last)
 
     def _symbol(self, sym: sympy.Symbol, stop: str | None) -> Any:
         name = sym.name
