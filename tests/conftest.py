@@ -27,6 +27,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from tests.bytecode import compile_for_workers
+
+    compile_for_workers(config)  # before xdist starts the workers (tests/bytecode.py)
     top = config.getoption("--cpu-durations", 0)
     if top:
         from tests.cpu_time import CpuDurations
