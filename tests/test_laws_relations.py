@@ -44,9 +44,10 @@ RELATION_MUTANTS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "quantity-compare": ({}, lowered, " not "),
     "shapes-agree": ({}, broadcasting, "is defined"),
     "component-condition": ({}, peeking, " is not "),
+    "component-cause": ({}, peeking, " is not "),
 }
 
-FLIPS = [
+RELATION_FLIPS = [
     ("quantity-compare", {"relation": "less"}),  # exp(0) = 1 is not < 0
     ("quantity-compare", {"relation": "much_greater"}),  # exp(-30) is not 10x above 0
     ("quantity-compare", {"quantity": "softmax", "relation": "less", "bound": "one"}),  # n = 1
@@ -54,6 +55,11 @@ FLIPS = [
     ("shapes-agree", {"count": "different"}),  # (2 x 2)(3 x 3) is undefined
     ("component-condition", {"contrast": "softmax"}),  # softmax is causal too: not necessary
     ("component-condition", {"component": "attention", "condition": "sufficient"}),
+    ("component-condition", {"trait": "per_position"}),  # masked attention reads the past
+    ("component-cause", {"so": "scale_invariant"}),  # a cancelled factor is no reason for it
+    ("component-cause", {"component": "relu"}),  # the cause does not hold on ReLU
+    ("component-cause", {"component": "layernorm", "because": "mean_removed",
+                         "so": "unit_variance"}),  # subtracting the mean explains no spread
 ]
 
 
@@ -75,7 +81,7 @@ def test_a_planted_bug_is_caught(name: str) -> None:
 
 
 @pytest.mark.usefixtures("first_counterexample")
-@pytest.mark.parametrize(("name", "flip"), FLIPS)
+@pytest.mark.parametrize(("name", "flip"), RELATION_FLIPS)
 def test_a_flipped_word_states_a_false_law(name: str, flip: dict[str, str]) -> None:
     outcome = search(name, flip, profile="ci")
     assert outcome.status == DISCREPANCY and outcome.found, outcome.text
@@ -102,6 +108,8 @@ def test_each_relation_means_what_it_says(relation: str, a: float, b: float,
     ("count", "must be equal", "same"), ("count", "may differ", "different"),
     ("condition", "只有当", "necessary"), ("condition", "只要", "sufficient"),
     ("condition", "当且仅当", "iff"), ("condition", "only if", "necessary"),
+    ("reason", "公共指数因子会约去", "common_factor"), ("reason", "减去了均值", "mean_removed"),
+    ("reason", "the mask hides the future", "future_masked"),
 ])
 def test_the_words_mean_what_they_say(cls: str, word: str, meaning: str) -> None:
     assert words.meaning(cls, word) == meaning
@@ -117,6 +125,8 @@ NOTE = textwrap.dedent("""\
     在解码器里，{cond}使用掩码注意力，输出才是因果的。
     1.4 English
     The sigmoid of any score is always {rel_en} 0.
+    1.5 原因
+    这里{comp}的输出{so}，因为它{why}。
     """)
 CLAIMS = """\
 note: n.txt
@@ -147,8 +157,15 @@ claims:
     text: The sigmoid of any score is always ⟦relation⟧ ⟦bound⟧.
     property: quantity-compare
     params: {quantity: sigmoid}
+  - id: cause
+    kind: property
+    section: "1.5"
+    says: LayerNorm is shift invariant because it subtracts the mean
+    text: 这里⟦component⟧的输出⟦so⟧，因为它⟦because⟧。
+    property: component-cause
 """
-TRUE = {"rel": "大于", "count": "必须相等", "cond": "只有当", "rel_en": "greater than"}
+TRUE = {"rel": "大于", "count": "必须相等", "cond": "只有当", "rel_en": "greater than",
+        "comp": "LayerNorm", "so": "平移不变", "why": "减去了均值"}
 
 
 def run_note(tmp_path: Path, capsys: pytest.CaptureFixture[str], **said: str
@@ -179,6 +196,9 @@ def test_the_invented_sentences_verify(tmp_path: Path,
     ({"count": "不必相等"}, "inner", DISCREPANCY, 5, "may differ"),
     ({"cond": "只要"}, "mask", VERIFIED, 7, ""),  # sufficiency alone: still true
     ({"rel_en": "less than"}, "english", DISCREPANCY, 9, "not less than 0"),
+    ({"so": "缩放不变"}, "cause", DISCREPANCY, 11, "no known reason"),  # the reason is wrong
+    ({"comp": "Softmax"}, "cause", DISCREPANCY, 11, "the cause"),  # softmax keeps no mean 0
+    ({"why": "经过了训练"}, "cause", UNPARSED, 11, "not in the vocabulary"),  # no known cause
 ])
 def test_an_edited_relation_word_is_judged_at_its_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], said: dict[str, str], claim: str,

@@ -16,7 +16,11 @@ counterexample. Each is a law here (specs: :mod:`.specs_relations`):
   the sizes that break it;
 - ``component-condition``: a trait of a component under a condition word: sufficient (the
   trait holds on the component, searched), necessary (the contrasted component lacks it, on
-  seeded inputs), iff (both).
+  seeded inputs), iff (both);
+- ``component-cause``: 因为 A，所以 B. The cause A is a word of class ``reason``; it must hold
+  on the component named (its premise trait, :data:`REASONS`, searched), B must hold, and A
+  must be a known reason for B in the table: "因为减去了均值，所以缩放不变" fails (subtracting
+  the mean explains shift invariance only), a cause outside the class is ``unparsed``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from tinygpt.model import softmax
@@ -182,6 +187,7 @@ def _component_condition(p: Mapping[str, Any]) -> Law:
         rows = st.lists(st.lists(floats(-p["bound"], p["bound"]), min_size=d, max_size=d),
                         min_size=n, max_size=n)
         x = torch.tensor(dr(rows), dtype=F64)
+        assume(bool((x.var(dim=-1, unbiased=False) >= 0.25).all()))  # as laws_components
         return {"x": x, "x2": torch.tensor(dr(rows), dtype=F64),
                 "c": dr(floats(-p["bound"], p["bound"])), "a": dr(floats(0.5, 3.0)),
                 "delta": dr(floats(0.01, 1.0)), "i": dr(st.integers(0, n - 1)),
@@ -190,9 +196,55 @@ def _component_condition(p: Mapping[str, Any]) -> Law:
     def check(ex: dict[str, Any], f: Callable[[str, torch.Tensor], torch.Tensor]) -> None:
         if not_needed is not None:
             fail(f"the sentence says {trait.replace('_', ' ')} needs {name}: {not_needed}")
-        if suffice and not bool((ex["x"].var(dim=-1, unbiased=False) < 0.25).any()):
+        if suffice:
             problem = trait_problem(trait, name, f, ex)
             if problem is not None:
                 fail(f"{name} is not {trait.replace('_', ' ')} on X = {show(ex['x'])}: "
                      f"{problem}")
+    return Law(draw(), check, {"tinygpt / torch component": component_output})
+
+
+#: cause -> (the trait it states of the component, the traits it is a known reason for)
+REASONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "common_factor": ("shift_invariant", ("shift_invariant",)),
+    "mean_removed": ("mean_zero", ("shift_invariant", "mean_zero")),
+    "spread_divided": ("unit_variance", ("scale_invariant", "unit_variance")),
+    "sum_divided": ("sums_to_one", ("sums_to_one",)),
+    "exp_positive": ("positive", ("positive", "nonneg")),
+    "own_row": ("per_position", ("per_position", "causal")),
+    "future_masked": ("causal", ("causal",)),
+}
+
+
+@law("component-cause")
+def _component_cause(p: Mapping[str, Any]) -> Law:
+    """The cause's premise and the conclusion, searched on the component named; a cause that
+    is no known reason for the conclusion fails on every example."""
+    name, because, so = p["component"], p["because"], p["so"]
+    premise, explains = REASONS[because]
+    unknown = None if so in explains else (
+        f"{because.replace('_', ' ')} is no known reason for {so.replace('_', ' ')} (it "
+        f"explains {', '.join(e.replace('_', ' ') for e in explains)})")
+
+    @st.composite
+    def draw(dr: st.DrawFn) -> dict[str, Any]:
+        n = dr(st.integers(1, p["max_len"]))
+        d = dr(st.integers(2, p["max_width"]))
+        rows = st.lists(st.lists(floats(-p["bound"], p["bound"]), min_size=d, max_size=d),
+                        min_size=n, max_size=n)
+        x = torch.tensor(dr(rows), dtype=F64)
+        assume(bool((x.var(dim=-1, unbiased=False) >= 0.25).all()))  # as laws_components
+        return {"x": x, "x2": torch.tensor(dr(rows), dtype=F64),
+                "c": dr(floats(-p["bound"], p["bound"])), "a": dr(floats(0.5, 3.0)),
+                "delta": dr(floats(0.01, 1.0)), "i": dr(st.integers(0, n - 1)),
+                "j": dr(st.integers(0, d - 1)), "perm": dr(st.permutations(range(n)))}
+
+    def check(ex: dict[str, Any], f: Callable[[str, torch.Tensor], torch.Tensor]) -> None:
+        if unknown is not None:
+            fail(f"因为 … 所以: {unknown}")
+        for trait, role in ((premise, "the cause"), (so, "the conclusion")):
+            problem = trait_problem(trait, name, f, ex)
+            if problem is not None:
+                fail(f"{role}: {name} is not {trait.replace('_', ' ')} on X = "
+                     f"{show(ex['x'])}: {problem}")
     return Law(draw(), check, {"tinygpt / torch component": component_output})

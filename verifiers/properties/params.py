@@ -170,6 +170,9 @@ SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
     "layout": ("same", "transpose"),
     "side": ("decoder", "encoder"),
 }
+#: the causes a 因为 / because clause gives (laws8, law component-cause)
+REASON = ("common_factor", "mean_removed", "spread_divided", "sum_divided", "exp_positive",
+          "own_row", "future_masked")
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
@@ -180,6 +183,7 @@ VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTIO
                  "comparison": ("much_less", "less", "approx", "greater", "much_greater"),
                  "condition": ("sufficient", "necessary", "iff"),
                  "count": ("same", "different"),
+                 "reason": REASON,  # laws8: the causes a 因为 clause gives
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little"),
                  **SENTENCE_CLASSES}

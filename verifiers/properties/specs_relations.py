@@ -1,13 +1,14 @@
 """Catalog entries for :mod:`verifiers.properties.laws_relations` (laws8, issue 12 item 1).
 
-A comparison (≪ 小于 约等于 大于 ≫), a count (必须相等 / 可以不同) and a condition (只要 / 只有当 /
-当且仅当) are word holes read as the law's slots, so an edit of one is searched as the law it
-now states. Light, like :mod:`.catalog`: built from :mod:`.params` only.
+A comparison (≪ 小于 约等于 大于 ≫), a count (必须相等 / 可以不同), a condition (只要 / 只有当 /
+当且仅当) and a cause (因为 …: class ``reason``) are word holes read as the law's slots, so an
+edit of one is searched as the law it now states. Light, like :mod:`.catalog`: built from
+:mod:`.params` only.
 """
 
 from __future__ import annotations
 
-from verifiers.properties.params import COMPONENT, DIGIT, TRAIT, Param, Spec, slot
+from verifiers.properties.params import COMPONENT, DIGIT, REASON, TRAIT, Param, Spec, slot
 
 COMPARISON = ("much_less", "less", "approx", "greater", "much_greater")
 CONDITION = ("sufficient", "necessary", "iff")
@@ -41,4 +42,12 @@ def specs() -> tuple[Spec, ...]:
                      slot("component", "component", "masked_attention", COMPONENT),
                      slot("trait", "trait", "causal", TRAIT),
                      slot("condition", "condition", "iff", CONDITION)), cost=0.3),
+        Spec("component-cause", "因为 A，所以 B: the cause A the sentence gives holds on the "
+             "component named (its premise trait, searched), B holds too, and A is a known "
+             "reason for B (laws_relations.REASONS); a cause outside the vocabulary is unparsed",
+             params=(Param("max_len", "int", 4, 1, 8), Param("max_width", "int", 4, 2, 8),
+                     Param("bound", "float", 5.0, 0.5, 1000.0),
+                     slot("component", "component", "softmax", COMPONENT),
+                     slot("because", "reason", "common_factor", REASON),
+                     slot("so", "trait", "shift_invariant", TRAIT)), cost=0.3),
     )
