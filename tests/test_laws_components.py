@@ -96,6 +96,7 @@ TRUE_FALSE = [
     ("rmsnorm", "scale_invariant", "softmax"), ("relu", "monotone", "gelu"),
     ("tanh", "bounded", "relu"), ("attention", "equivariant", "masked_attention"),
     ("masked_attention", "causal", "attention"), ("ffn", "per_position", "masked_attention"),
+    ("masked_attention", "mixes", "ffn"),  # laws8: an existence, on seeded inputs
 ]
 
 
@@ -111,7 +112,7 @@ def test_a_trait_is_searched_on_the_component_named(has: str, trait: str, lacks:
 def test_every_component_and_trait_is_checked_and_has_words() -> None:
     assert set(lc.COMPONENTS) == set(COMPONENT)
     assert {t for _, t, _ in TRUE_FALSE} | {"sums_to_one"} == set(TRAIT)
-    for cls in ("component", "trait", "comparison", "condition", "count"):
+    for cls in ("component", "trait", "comparison", "condition", "count", "reason"):
         for meaning, ws in words.words_of(cls).items():
             assert any(any("\u4e00" <= ch <= "\u9fff" for ch in w) for w in ws), (cls, meaning)
             assert any(w.isascii() and w[:1].isalpha() for w in ws), (cls, meaning)

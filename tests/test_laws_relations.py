@@ -227,3 +227,20 @@ def test_a_condition_that_is_not_necessary_fails(tmp_path: Path,
     capsys.readouterr()
     got = {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}["mask"]
     assert got["status"] == DISCREPANCY and "not necessary" in json.dumps(got), got
+
+
+def own_row_only(name: str, x: torch.Tensor) -> torch.Tensor:
+    """Attention that attends to its own position only: it mixes nothing."""
+    return x.clone()
+
+
+def test_mixing_is_looked_for_on_seeded_inputs() -> None:
+    """`mixes` (attention exchanges information between positions) holds for both attentions,
+    fails on a per-position component, and catches an attention that reads its own row only."""
+    assert search("component-trait", {"component": "attention", "trait": "mixes"},
+                  profile="ci").status == VERIFIED
+    outcome = search("component-trait", {"component": "attention", "trait": "mixes"},
+                     impl=own_row_only, profile="ci")
+    assert outcome.status == DISCREPANCY and "does not mix positions" in outcome.text
+    assert words.meaning("trait", "信息交换") == "mixes"
+    assert words.meaning("trait", "对每一行单独做") == "per_position"

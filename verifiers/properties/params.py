@@ -132,7 +132,7 @@ COMPONENT = ("softmax", "layernorm", "rmsnorm", "relu", "gelu", "sigmoid", "tanh
              "masked_attention", "residual", "ffn")
 TRAIT = ("sums_to_one", "nonneg", "positive", "unit_interval", "shift_invariant",
          "scale_invariant", "mean_zero", "unit_variance", "monotone", "bounded", "equivariant",
-         "causal", "per_position")
+         "causal", "per_position", "mixes")
 #: The classes of the words of every other law-stating sentence (issue 12 item 1; the slots
 #: that read them: :mod:`.specs_words`), the default meaning first.
 SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
