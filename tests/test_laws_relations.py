@@ -244,3 +244,15 @@ def test_mixing_is_looked_for_on_seeded_inputs() -> None:
     assert outcome.status == DISCREPANCY and "does not mix positions" in outcome.text
     assert words.meaning("trait", "信息交换") == "mixes"
     assert words.meaning("trait", "对每一行单独做") == "per_position"
+
+
+def test_source_words_and_the_identity_path() -> None:
+    """来自 is read from fixed text (class source: 不来自 is another meaning, so a claim quoting
+    it judges the edit instead of going stale); 恒等 (identity) is no 恒 (always) cue."""
+    from verifiers.meaning.statements import states_law
+
+    assert words.meaning("source", "来自") == "from"
+    assert words.meaning("source", "不来自") == "notfrom"
+    assert words.meaning("source", "comes from") == "from"
+    assert not states_law("所以梯度有一条恒等路径")
+    assert states_law("第一位置只能读自己，权重恒为1")

@@ -184,6 +184,7 @@ VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTIO
                  "condition": ("sufficient", "necessary", "iff"),
                  "count": ("same", "different"),
                  "reason": REASON,  # laws8: the causes a 因为 clause gives
+                 "source": ("from", "notfrom"),  # laws8: read from fixed text only, no slot
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little"),
                  **SENTENCE_CLASSES}
