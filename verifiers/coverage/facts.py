@@ -5,7 +5,8 @@ sentence that states a fact plainly ("X 与 Y 相等", "X 追加到末尾", "X �
 definition) is never counted, and an edit of its relation word goes unnoticed unless some
 claim happens to quote it. This lists every sentence of a note that
 
-- holds no cue word (those are statements: :mod:`verifiers.meaning.statements`),
+- holds no cue word (those are statements: :mod:`verifiers.meaning.statements`) and is no
+  section heading (a title),
 - names two or more vocabulary items: a component word (vocabulary class ``component``), a
   quantity word (:data:`QUANTITIES`) or an inline formula ``$…$`` (a symbol), and
 - holds a relation word: one of :data:`RELATIONS` or a law word of the vocabulary,
@@ -132,10 +133,11 @@ def fact_sentences(result: RunResult) -> list[Fact]:
                 match = _match(note, waiver.text, waiver.section, waiver.near, waiver.after)
                 if match is not None:
                     waived.append((match.start, match.end))
+        headings = [(sec.start, sec.header_end) for sec in note.sections]
         for a, b in sentences(note.text):
             text = note.text[a:b]
-            if states_law(text):
-                continue
+            if states_law(text) or any(x <= a < y for x, y in headings):
+                continue  # a heading names a section: a title, no fact
             items = items_of(text)
             relations = relation_spans(note.text, a, b)
             if len(items) < 2 or not relations:
