@@ -31,8 +31,12 @@ from verifiers.verdicts import DISCREPANCY, VERIFIED
 def leaky(name: str, x: torch.Tensor) -> torch.Tensor:
     """Every component offset by -1 and half the last input row: rows no longer sum to 1,
     outputs go negative, a shift leaks through, and every row reads the last position (so
-    per-position and causal fail too: the traits the claims state, at their parameters)."""
-    return lc.component_output(name, x) - 1.0 + 0.5 * x[-1:, :]
+    per-position and causal fail too: the traits the claims state, at their parameters);
+    the last output row is the last input row (laws8: it reads no other row, so `mixes`
+    fails too)."""
+    y = lc.component_output(name, x) - 1.0 + 0.5 * x[-1:, :]
+    y[-1] = x[-1]
+    return y
 
 
 def values_are_keys(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor

@@ -241,7 +241,7 @@ def test_mixing_is_looked_for_on_seeded_inputs() -> None:
                   profile="ci").status == VERIFIED
     outcome = search("component-trait", {"component": "attention", "trait": "mixes"},
                      impl=own_row_only, profile="ci")
-    assert outcome.status == DISCREPANCY and "does not mix positions" in outcome.text
+    assert outcome.status == DISCREPANCY and "is not mixing positions" in outcome.text
     assert words.meaning("trait", "信息交换") == "mixes"
     assert words.meaning("trait", "对每一行单独做") == "per_position"
 

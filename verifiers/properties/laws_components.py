@@ -213,7 +213,7 @@ def _traits_law(p: Mapping[str, Any], traits: list[str]) -> Law:
             if f not in mixing:
                 mixing[f] = mixing_problem(name, f)
             if mixing[f] is not None:
-                fail(f"{name} does not mix positions: {mixing[f]}")
+                fail(f"{name} is not mixing positions: {mixing[f]}")
         for trait in traits:
             problem = trait_problem(trait, name, f, ex)
             if problem is not None:
