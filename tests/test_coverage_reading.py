@@ -10,10 +10,11 @@ import pytest
 from tests.test_engine import check, project
 from verifiers.cli import main
 
-# line 2: the cue 来自 is no vocabulary word, so the arithmetic claim quoting the line reads the
+# line 2: the cue 恒 is no vocabulary word (laws8 made 来自, the first example, one: class source),
+# so the arithmetic claim quoting the line reads the
 # numbers, not the law; line 3: the cue 总是 is one (guarantee), read from the quote's fixed text
 NOTE = """1.1 例子
-y 来自 x 的两倍：x = 1.20，y = x + x = 2.40
+y 恒为 x 的两倍：x = 1.20，y = x + x = 2.40
 z 总是 x 的三倍：z = x + x + x = 3.60
 把分数都加上同一个常数，softmax 的结果不变。
 """
@@ -22,7 +23,7 @@ CLAIMS = """note: n.txt
 claims:
   - id: double
     text: |
-      y 来自 x 的两倍：x = ⟨x⟩，y = x + x = ⟨y⟩
+      y 恒为 x 的两倍：x = ⟨x⟩，y = x + x = ⟨y⟩
     check: {y: x + x}
   - id: triple
     text: |
@@ -40,7 +41,7 @@ SHIFT = """  - id: shift
 """
 
 WAIVER = """waivers:
-  - text: y 来自 x 的两倍
+  - text: y 恒为 x 的两倍
     reason: names where y comes from; the value itself is claim double
     waives: [statements]
 """
@@ -58,10 +59,10 @@ def statements(tmp_path, capsys, claims: str) -> tuple[int, str, dict]:
 def test_a_quote_that_spans_a_law_sentence_does_not_cover_it(tmp_path, capsys):
     project(tmp_path, CLAIMS, NOTE)
     code, out, entry = statements(tmp_path, capsys, CLAIMS)
-    assert code == 1  # the gate fails: 来自 is quoted by `double`, never read
+    assert code == 1  # the gate fails: 恒 is quoted by `double`, never read
     got = entry["statements"]
     assert got["total"] == 3 and got["covered"] == 1 and got["waived"] == 0
-    assert [(u["line"], u["text"][:6]) for u in got["uncovered"]] == [(2, "y 来自 x"),
+    assert [(u["line"], u["text"][:6]) for u in got["uncovered"]] == [(2, "y 恒为 x"),
                                                                      (4, "把分数都加上")]
     assert {(q["line"], q["claim"]) for q in entry["statements_quoted_unread"]} == {(2, "double")}
     assert "notes/n.txt:2:1: statement quoted by double, law words not read (uncovered)" in out

@@ -31,8 +31,12 @@ from verifiers.verdicts import DISCREPANCY, VERIFIED
 def leaky(name: str, x: torch.Tensor) -> torch.Tensor:
     """Every component offset by -1 and half the last input row: rows no longer sum to 1,
     outputs go negative, a shift leaks through, and every row reads the last position (so
-    per-position and causal fail too: the traits the claims state, at their parameters)."""
-    return lc.component_output(name, x) - 1.0 + 0.5 * x[-1:, :]
+    per-position and causal fail too: the traits the claims state, at their parameters);
+    the last output row is the last input row (laws8: it reads no other row, so `mixes`
+    fails too)."""
+    y = lc.component_output(name, x) - 1.0 + 0.5 * x[-1:, :]
+    y[-1] = x[-1]
+    return y
 
 
 def values_are_keys(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
@@ -96,6 +100,7 @@ TRUE_FALSE = [
     ("rmsnorm", "scale_invariant", "softmax"), ("relu", "monotone", "gelu"),
     ("tanh", "bounded", "relu"), ("attention", "equivariant", "masked_attention"),
     ("masked_attention", "causal", "attention"), ("ffn", "per_position", "masked_attention"),
+    ("masked_attention", "mixes", "ffn"),  # laws8: an existence, on seeded inputs
 ]
 
 
@@ -111,7 +116,7 @@ def test_a_trait_is_searched_on_the_component_named(has: str, trait: str, lacks:
 def test_every_component_and_trait_is_checked_and_has_words() -> None:
     assert set(lc.COMPONENTS) == set(COMPONENT)
     assert {t for _, t, _ in TRUE_FALSE} | {"sums_to_one"} == set(TRAIT)
-    for cls in ("component", "trait", "comparison", "condition", "count"):
+    for cls in ("component", "trait", "comparison", "condition", "count", "reason"):
         for meaning, ws in words.words_of(cls).items():
             assert any(any("\u4e00" <= ch <= "\u9fff" for ch in w) for w in ws), (cls, meaning)
             assert any(w.isascii() and w[:1].isalpha() for w in ws), (cls, meaning)

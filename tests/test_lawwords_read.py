@@ -12,8 +12,12 @@ from verifiers.run import run
 ROOT = Path(__file__).resolve().parent.parent
 #: law words quoted by a claim of claims/ that no claim reads (laws7: 106 when first counted,
 #: 48 after the quote's opening word and the fixed words between holes were read, 45 after the
-#: K/V sentence became a claim and 充分/必要 joined the vocabulary). Lower it as claims read more.
-BASELINE = 45
+#: K/V sentence became a claim and 充分/必要 joined the vocabulary; laws8: 27, after nine word
+#: holes took the whole vocabulary word (一起⟦op⟧ -> ⟦op⟧ reading 一起平移), 来自 joined the
+#: vocabulary (class source), 恒等 stopped being the cue 恒, two quiz questions were waived and
+#: mbm-s-3-2-sqrt-64 quotes the text before its opening 如果).
+#: Lower it as claims read more.
+BASELINE = 27
 
 
 def test_unread_law_words_only_go_down() -> None:

@@ -43,6 +43,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "verifiers.properties.specs_prose", "verifiers.properties.specs_hedges",
         "verifiers.properties.specs_reading",
         "verifiers.properties.specs_components", "verifiers.properties.specs_necessity",  # laws7
+        "verifiers.properties.specs_relations",  # laws8
         "verifiers.properties.slots",
         "verifiers.procedures.validate", "verifiers.procedures.spec", "verifiers.procedures.read",
         "verifiers.procedures.params",  # the parameter vocabulary: light, like .read

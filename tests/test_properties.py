@@ -28,6 +28,7 @@ from tests.test_laws_components import COMPONENT_MUTANTS
 from tests.test_laws_hedges import HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_MUTANTS
 from tests.test_laws_reading import READING_MUTANTS
+from tests.test_laws_relations import RELATION_MUTANTS
 from tests.test_laws_statements import STATEMENT_MUTANTS
 from tinygpt import KVCache, TinyGPT, attention, ffn, rope, softmax, top_k_filter, top_p_filter
 from tinygpt.backward import softmax_cross_entropy_grad
@@ -305,6 +306,7 @@ MUTANTS.update(HEDGE_MUTANTS)  # laws of sentences once waived as hedges
 MUTANTS.update(PROSE_MUTANTS)  # comparatives and scope words (issue 12, second pass)
 MUTANTS.update(READING_MUTANTS)  # words no slot read before (laws6)
 MUTANTS.update(COMPONENT_MUTANTS)  # a trait searched on the component named (laws7)
+MUTANTS.update(RELATION_MUTANTS)  # comparison, count, condition words (laws8)
 
 
 def test_every_property_has_a_law_and_a_mutant() -> None:

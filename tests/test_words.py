@@ -18,6 +18,7 @@ from tests.test_laws_hedges import HEDGE_FLIPS, HEDGE_MUTANTS
 from tests.test_laws_prose import PROSE_FLIPS, PROSE_MUTANTS
 from tests.test_laws_read import READ_FLIPS, READ_SEARCHED
 from tests.test_laws_reading import READING_FLIPS
+from tests.test_laws_relations import RELATION_FLIPS
 from tests.test_laws_statements import STATEMENT_FLIPS, STATEMENT_MUTANTS
 from verifiers import words
 from verifiers.cli import main
@@ -126,6 +127,7 @@ FLIPS += PROSE_FLIPS  # comparatives and scope words (issue 12, second pass)
 FLIPS += HEDGE_FLIPS  # laws of sentences once waived as hedges (test_laws_hedges)
 FLIPS += READING_FLIPS  # words no slot read before (test_laws_reading)
 FLIPS += COMPONENT_FLIPS  # the component law (test_laws_components)
+FLIPS += RELATION_FLIPS  # comparison, count, condition, cause (test_laws_relations)
 
 
 def test_every_slot_has_a_flip_that_fails() -> None:
@@ -137,7 +139,7 @@ def test_every_slot_has_a_flip_that_fails() -> None:
 # The flips of test_laws_statements, test_laws_prose and test_laws_read's READ_SEARCHED are
 # searched there, with the same assertion (or a stronger one); each search runs once in the suite.
 SEARCHED_ELSEWHERE = (STATEMENT_FLIPS + READ_SEARCHED + PROSE_FLIPS + HEDGE_FLIPS
-                      + READING_FLIPS + COMPONENT_FLIPS)
+                      + READING_FLIPS + COMPONENT_FLIPS + RELATION_FLIPS)
 SEARCHED_HERE = [(n, f) for n, f in FLIPS if (n, f) not in SEARCHED_ELSEWHERE]
 
 

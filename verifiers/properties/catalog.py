@@ -39,6 +39,7 @@ from verifiers.properties.specs_hedges import specs as hedge_specs
 from verifiers.properties.specs_necessity import specs as necessity_specs
 from verifiers.properties.specs_prose import specs as prose_specs
 from verifiers.properties.specs_reading import specs as reading_specs
+from verifiers.properties.specs_relations import specs as relation_specs
 from verifiers.properties.specs_statements import specs as statement_specs
 from verifiers.properties.specs_words import with_words
 
@@ -278,6 +279,7 @@ _SPECS = (*_SPECS, *hedge_specs())  # laws of sentences once waived as hedges
 _SPECS = (*_SPECS, *reading_specs())  # sentences no slot could read (issue 12, laws6)
 _SPECS = (*_SPECS, *component_specs())  # a trait searched on the component named (laws7)
 _SPECS = (*_SPECS, *necessity_specs())  # necessity words as a searchable law (laws7)
+_SPECS = (*_SPECS, *relation_specs())  # comparison, count, condition words (laws8)
 _SPECS = tuple(with_words(s) for s in _SPECS)  # their words read (issue 12 item 1)
 CATALOG: dict[str, Spec] = {s.name: s for s in _SPECS}
 NAMES: tuple[str, ...] = tuple(CATALOG)

@@ -11,6 +11,7 @@ from verifiers.properties import (  # noqa: F401  (each module registers its law
     laws_necessity,
     laws_prose,
     laws_reading,
+    laws_relations,
     laws_softmax,
     laws_statements,
 )

@@ -22,7 +22,10 @@ stays below 1e-4 of it):
 - ``bounded``: every output within √d of 0, however large the inputs (a fixed bound);
 - ``equivariant``: permuting the rows (positions) permutes the output rows;
 - ``causal``: output rows ≤ i ignore a change of the rows after i;
-- ``per_position``: output row i ignores a change of every other row.
+- ``per_position``: output row i ignores a change of every other row;
+- ``mixes`` (laws8): some output row changes when the other rows change. An existence, so it
+  is looked for on seeded inputs (:func:`mixing_problem`), not on each drawn one (a saturated
+  softmax may hide another row's change below any tolerance).
 """
 
 from __future__ import annotations
@@ -157,7 +160,26 @@ def trait_problem(trait: str, name: str, f: Impl, ex: dict[str, Any]) -> str | N
             what = f"rows after {i}" if trait == "causal" else f"rows other than {i}"
             return f"changing the {what} to {show(changed)} changes output row(s) ≤ {i}"
         return None
+    if trait == "mixes":
+        return None  # an existence: mixing_problem, on seeded inputs
     raise ValueError(f"unknown trait {trait!r}")
+
+
+SEEDED = 24  # seeded inputs per shape on which an existence trait is looked for
+
+
+def mixing_problem(name: str, f: Impl) -> str | None:
+    """None when some seeded input has an output row that changes with the other rows."""
+    for n, d in ((3, 3), (4, 2), (2, 4)):
+        g = torch.Generator().manual_seed(1700 + 10 * n + d)
+        for _ in range(SEEDED):
+            x = torch.rand(n, d, generator=g, dtype=F64) * 2 - 1
+            other = x.clone()  # the earlier rows changed: the last row reads them (causal too)
+            other[:-1] = torch.rand(n - 1, d, generator=g, dtype=F64) * 2 - 1
+            if _gap(f(name, other)[-1:], f(name, x)[-1:], 1e-9):
+                return None
+    return (f"the last output row of {name} ignores every change of the other rows on "
+            f"{3 * SEEDED} seeded inputs: it reads its own position only")
 
 
 @law("component-trait")
@@ -173,6 +195,7 @@ def _component_two_traits(p: Mapping[str, Any]) -> Law:
 def _traits_law(p: Mapping[str, Any], traits: list[str]) -> Law:
     """The traits searched on the component named, on one drawn input at a time."""
     name = p["component"]
+    mixing: dict[Impl, str | None] = {}
 
     @st.composite
     def draw(dr: st.DrawFn) -> dict[str, Any]:
@@ -186,6 +209,11 @@ def _traits_law(p: Mapping[str, Any], traits: list[str]) -> Law:
                 "j": dr(st.integers(0, d - 1)), "perm": dr(st.permutations(range(n)))}
 
     def check(ex: dict[str, Any], f: Impl) -> None:
+        if "mixes" in traits:  # per implementation (a mutant may stop mixing), once each
+            if f not in mixing:
+                mixing[f] = mixing_problem(name, f)
+            if mixing[f] is not None:
+                fail(f"{name} is not mixing positions: {mixing[f]}")
         for trait in traits:
             problem = trait_problem(trait, name, f, ex)
             if problem is not None:

@@ -132,7 +132,7 @@ COMPONENT = ("softmax", "layernorm", "rmsnorm", "relu", "gelu", "sigmoid", "tanh
              "masked_attention", "residual", "ffn")
 TRAIT = ("sums_to_one", "nonneg", "positive", "unit_interval", "shift_invariant",
          "scale_invariant", "mean_zero", "unit_variance", "monotone", "bounded", "equivariant",
-         "causal", "per_position")
+         "causal", "per_position", "mixes")
 #: The classes of the words of every other law-stating sentence (issue 12 item 1; the slots
 #: that read them: :mod:`.specs_words`), the default meaning first.
 SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
@@ -170,6 +170,9 @@ SENTENCE_CLASSES: dict[str, tuple[str, ...]] = {
     "layout": ("same", "transpose"),
     "side": ("decoder", "encoder"),
 }
+#: the causes a 因为 / because clause gives (laws8, law component-cause)
+REASON = ("common_factor", "mean_removed", "spread_divided", "sum_divided", "exp_positive",
+          "own_row", "future_masked")
 #: Every vocabulary class a slot may name, with the meanings a law must handle.
 VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTION,
                  "level": LEVEL, "shape": SHAPE, "limit": LIMIT, "outcome": OUTCOME,
@@ -180,6 +183,8 @@ VOCAB_CLASSES = {"operation": OPERATION, "effect": EFFECT, "direction": DIRECTIO
                  "comparison": ("much_less", "less", "approx", "greater", "much_greater"),
                  "condition": ("sufficient", "necessary", "iff"),
                  "count": ("same", "different"),
+                 "reason": REASON,  # laws8: the causes a 因为 clause gives
+                 "source": ("from", "notfrom"),  # laws8: read from fixed text only, no slot
                  # read by statements about printed data (verifiers/printed_data.py), no law
                  "order": ("descending", "ascending"), "share": ("most", "some", "little"),
                  **SENTENCE_CLASSES}
