@@ -1,6 +1,7 @@
 """Profile the symbolic stage with its SymPy jobs in this process (printed, never asserted).
 
     python -m benchmarks.symprofile [-k EXPR] [--top N] [--out FILE.prof] [--sort cumulative]
+    python -m benchmarks.symprofile --attribute '(_ask)' --top 20   # who asks SymPy
 
 ``notecheck check --no-cache -j 1`` runs under cProfile, but the SymPy jobs that normally
 run in the warm worker process (:func:`verifiers.symbolic.prove._run_streaming`) run here,
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -95,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
                              "the CPU seconds of each symbolic claim, most first")
     parser.add_argument("--functions", default="",
                         help="with --claims: module:function,... to time (CPU, inclusive)")
+    parser.add_argument("--attribute", default=None, metavar="PATTERN",
+                        help="split the time of the functions matching PATTERN (e.g. "
+                             "'assumptions.py:509(_ask)') among the project functions that "
+                             "called them (benchmarks/attribute.py)")
     args = parser.parse_args(argv)
 
     from verifiers import cli
@@ -141,6 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     stats = pstats.Stats(profile)
     stats.sort_stats(args.sort)
     stats.print_stats(args.only, args.top)
+    if args.attribute:
+        from benchmarks.attribute import report
+
+        root = str(Path(__file__).resolve().parent.parent) + os.sep
+        ours = tuple(root + part for part in ("verifiers" + os.sep, "tinygpt" + os.sep))
+        print("\n".join(report(stats.stats, args.attribute,  # type: ignore[attr-defined]
+                                lambda f: f[0].startswith(ours), args.top, root)))
     return int(code or 0)
 
 
