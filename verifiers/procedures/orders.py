@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.procedures import read
+from verifiers.procedures.relations import listed_orders, relation_pairs
 from verifiers.procedures.sequences import Item, Sequence, sequences, symbol
 from verifiers.programs.codehole import Finding
 from verifiers.yamlload import load
 
-__all__ = ["order_findings", "quantity_of", "readable"]
+__all__ = ["all_sequences", "order_findings", "quantity_of", "readable"]
 
 QUANTITIES = Path(__file__).resolve().parent / "quantities.yaml"
 _LOOP = {"repeat", "stop"}
@@ -116,6 +117,34 @@ def _read_ops(seq: Sequence) -> list[tuple[str, Item]]:
     return out
 
 
+@functools.cache
+def _step_lists() -> tuple[frozenset[str], frozenset[str]]:
+    """(required, repeatable) operations from vocabulary.yaml."""
+    root = load(read.VOCABULARY.read_text(encoding="utf-8"))
+    data = (root.plain() if root is not None else None) or {}
+    known = read.operations()
+    lists = []
+    for name in ("required", "repeatable"):
+        ops = frozenset(map(str, data.get(name) or ()))
+        if ops - known:
+            raise ValueError(f"{read.VOCABULARY.name}: {name}: unknown {sorted(ops - known)}")
+        lists.append(ops)
+    return lists[0], lists[1]
+
+
+def _duplicate(seq: Sequence) -> Item | None:
+    """The second of two adjacent items that print the same word for one operation that
+    tinygpt does not do twice in a row (``Softmax → Softmax``), or None."""
+    repeatable = _step_lists()[1]
+    last: tuple[str | None, str | None] = (None, None)
+    for item in seq.items:
+        key, op = _scan(item.text), _op(item.text)
+        if op is not None and (key, op) == last and op not in repeatable:
+            return item
+        last = (key, op)
+    return None
+
+
 def _readings(read_ops: list[tuple[str, Item]]) -> list[list[tuple[str, Item]]]:
     """Every reading of the items, the plain one first: an ambiguous word (``alternatives``)
     may name another operation (at most 64 readings)."""
@@ -137,9 +166,16 @@ def _read_quantities(seq: Sequence) -> list[tuple[str, Item]]:
     return [(q, it) for it in seq.items if (q := quantity_of(it.text)) is not None]
 
 
+def all_sequences(block: str) -> list[Sequence]:
+    """The block's printed sequences, the ordered pairs its sentences state and the lists
+    after an order cue (:mod:`verifiers.procedures.relations`), in order of their first item."""
+    found = sequences(block) + relation_pairs(block) + listed_orders(block)
+    return sorted(found, key=lambda s: (s.items[0].line, s.items[0].col))
+
+
 def readable(block: str) -> bool:
     """Does the block hold a sequence or step reference this locator reads?"""
-    return any(_mode(s)[0] for s in sequences(block)) or bool(_step_refs(block))
+    return any(_mode(s)[0] for s in all_sequences(block)) or bool(_step_refs(block))
 
 
 def _mode(seq: Sequence) -> tuple[str, list[tuple[str, Item]]]:
@@ -256,17 +292,39 @@ def _embed(seen: list[str], ops: list[str]) -> int:
 
 
 def _judge_ops(read_ops: list[tuple[str, Item]]) -> tuple[int, str, list[str]]:
-    """(index of the first item out of order or len, best run's name, its visible ops)."""
+    """(index of the first item out of order or len, best run's name, its visible ops).
+
+    Among the runs that hold the whole order, the first one that skips no required step
+    between two printed ones; else the first that holds it (:func:`_dropped` says what
+    it skips)."""
     ops = [op for op, _ in read_ops]
     best = (-1, "", [])
     for name, events in _runs():
         seen = _visible(events, ops)
         k = _embed(seen, ops)
+        if k == len(ops) and _dropped(seen, ops) is None:
+            return k, name, seen
         if k > best[0]:
             best = (k, name, seen)
-        if k == len(ops):
-            break
     return best
+
+
+def _dropped(seen: list[str], ops: list[str]) -> tuple[int, str] | None:
+    """(index of the printed op after the gap, the required step skipped before it) where
+    the order, embedded in ``seen`` (greedy, earliest), leaves out a required step that it
+    names nowhere; None when it skips none."""
+    required = _step_lists()[0]
+    printed = set(ops) | {b for o in ops if (b := read.broader(o)) is not None}
+    at: list[int] = []
+    for i, name in enumerate(seen):
+        if len(at) < len(ops) and _matches(ops[len(at)], name):
+            at.append(i)
+    for j, (a, b) in enumerate(zip(at, at[1:], strict=False)):
+        gap = [n for n in seen[a + 1:b] if n in required and n not in printed
+               and read.broader(n) not in printed]
+        if gap:
+            return j + 1, gap[0]
+    return None
 
 
 @functools.cache
@@ -359,6 +417,14 @@ def _check_ops(plain: list[tuple[str, Item]]) -> list[Finding]:
     else:
         k, run, seen = _judge_ops(plain)
     said = " → ".join(f"{it.text} ({op})" for op, it in read_ops)
+    dropped = _dropped(seen, [op for op, _ in read_ops]) if k == len(read_ops) else None
+    if dropped is not None:
+        j, step = dropped
+        item = read_ops[j][1]
+        return [_finding(item, "discrepancy", item.text, "", (
+            f"order {said}: a step is missing before {item.text!r}: tinygpt's {run} does "
+            f"{step} between {read_ops[j - 1][0]} and {read_ops[j][0]}, and the order never "
+            f"names it (required steps: vocabulary.yaml)"))]
     if k == len(read_ops):
         last = read_ops[-1][1]
         return [_finding(last, "verified", last.text, last.text,
@@ -459,9 +525,14 @@ def _in_loop(text: str, loop: frozenset[str]) -> bool:
 def order_findings(block: str) -> list[Finding]:
     """Every read sequence and step reference of the block, judged."""
     out: list[Finding] = []
-    for seq in sequences(block):
+    for seq in all_sequences(block):
         mode, items = _mode(seq)
-        if mode == "quantities":
+        twice = _duplicate(seq) if mode == "operations" else None
+        if twice is not None:
+            out.append(_finding(twice, "discrepancy", twice.text, "", (
+                f"{twice.text!r} is printed twice in a row: tinygpt does "
+                f"{_op(twice.text)} once at this point")))
+        elif mode == "quantities":
             out += _check_quantities(items)
         elif mode == "operations":
             out += _check_ops(items)
