@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.procedures import read
-from verifiers.procedures.relations import listed_orders, relation_pairs
+from verifiers.procedures.relations import listed_orders, negated, relation_pairs
 from verifiers.procedures.sequences import Item, Sequence, sequences, symbol
 from verifiers.programs.codehole import Finding
 from verifiers.yamlload import load
@@ -169,7 +169,8 @@ def _read_quantities(seq: Sequence) -> list[tuple[str, Item]]:
 def all_sequences(block: str) -> list[Sequence]:
     """The block's printed sequences, the ordered pairs its sentences state and the lists
     after an order cue (:mod:`verifiers.procedures.relations`), in order of their first item."""
-    found = sequences(block) + relation_pairs(block) + listed_orders(block)
+    found = [s for s in sequences(block) if s.shape != "sentence" or not negated(block, s)]
+    found += relation_pairs(block) + listed_orders(block)
     return sorted(found, key=lambda s: (s.items[0].line, s.items[0].col))
 
 

@@ -23,7 +23,7 @@ from verifiers.procedures import read
 from verifiers.procedures.sequences import Item, Sequence
 from verifiers.yamlload import load
 
-__all__ = ["Word", "listed_orders", "op_words", "relation_pairs"]
+__all__ = ["Word", "listed_orders", "negated", "op_words", "relation_pairs"]
 
 RELATIONS = Path(__file__).resolve().parent / "relations.yaml"
 _SENTENCE = re.compile(r"[^。；;！？!?\n]+")
@@ -111,6 +111,13 @@ def _negated(text: str, a: int, b: int) -> bool:
     cut = [m.end() for m in _CLAUSE.finditer(text, 0, a)]
     start = cut[-1] if cut else 0
     return bool(_find(text[start:b], _data()[1]))
+
+
+def negated(block: str, seq: Sequence) -> bool:
+    """Whether a sentence's order (``先…再…``) is said under a negation or a condition
+    (``不能先…再…``, ``如果先…``, before its first step): then it states no order."""
+    first = seq.items[0]  # the words that lead into its first step, in their clause
+    return _negated(block.split("\n")[first.line], first.col, first.col)
 
 
 def _pair(text: str, words: list[Word], kind: str, r0: int, r1: int,
