@@ -146,3 +146,31 @@ def test_inferred_claims_judge_an_edited_sentence(tmp_path: Path,
         out = capsys.readouterr().out
         assert any(ln.startswith(f"notes/n.txt:{line}:") and "discrepancy" in ln
                    for ln in out.splitlines()), out
+
+
+# (a true gradient path, the same path made false by an author's edit, the edited symbol)
+PATHS = [
+    ("反向传播时，梯度从 L 经过 Z、A 传回 W_Q。", "反向传播时，梯度从 L 经过 A、Z 传回 W_Q。", "Z"),
+    ("∂L/∂W_Q 要经过 Z、A、Q。", "∂L/∂W_Q 要经过 Z、A、V。", "V"),
+    ("\\frac{\\partial L}{\\partial W_{Q}} 需要经过注意力输出和 A",
+     "\\frac{\\partial L}{\\partial W_{Q}} 需要经过 A 和注意力输出", "注意力输出"),
+    ("The gradient flows from the loss through W_O to V.",
+     "The gradient flows from the loss through V to W_O.", "W_O"),
+    ("梯度从损失经过隐藏表示传到 Z。", "梯度从 Z 经过隐藏表示传到损失。", "隐藏表示"),
+    ("Backpropagation goes from the logits through H to the attention output Z.",
+     "Backpropagation goes from the logits through Z to H.", "H"),
+]
+
+
+@pytest.mark.parametrize("true,false,word", PATHS, ids=[p[0][:20] for p in PATHS])
+def test_a_gradient_path_is_checked_against_autograd(true: str, false: str, word: str) -> None:
+    good = order_findings(true)
+    assert good and all(f.status == "verified" for f in good), [f.message for f in good]
+    assert any("gradient path" in f.message for f in good)
+    bad = [f for f in order_findings(false) if f.status == "discrepancy"]
+    assert bad and bad[0].printed == word, [f.message for f in order_findings(false)]
+
+
+def test_a_sentence_from_a_topic_to_another_is_no_gradient_path() -> None:
+    text = "问题已经从 Attention 转移到了反向传播：模型怎样根据损失修改 W_Q。"
+    assert not [f for f in order_findings(text) if "gradient path" in f.message]

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.procedures import read
+from verifiers.procedures.paths import gradient_paths
 from verifiers.procedures.relations import listed_orders, negated, relation_pairs
 from verifiers.procedures.sequences import Item, Sequence, sequences, symbol
 from verifiers.programs.codehole import Finding
@@ -170,7 +171,7 @@ def all_sequences(block: str) -> list[Sequence]:
     """The block's printed sequences, the ordered pairs its sentences state and the lists
     after an order cue (:mod:`verifiers.procedures.relations`), in order of their first item."""
     found = [s for s in sequences(block) if s.shape != "sentence" or not negated(block, s)]
-    found += relation_pairs(block) + listed_orders(block)
+    found += relation_pairs(block) + listed_orders(block) + gradient_paths(block)
     return sorted(found, key=lambda s: (s.items[0].line, s.items[0].col))
 
 
@@ -181,6 +182,14 @@ def readable(block: str) -> bool:
 
 def _mode(seq: Sequence) -> tuple[str, list[tuple[str, Item]]]:
     quantities = _read_quantities(seq)
+    if seq.shape == "path":  # a gradient path: its symbols that name quantities
+        if quantity_of(seq.items[0].text) is None:
+            return "", []  # 从 Attention 转移到…: no quantity where the path starts
+        path: list[tuple[str, Item]] = []
+        for q, it in quantities:
+            if not (path and path[-1][0] == q):
+                path.append((q, it))
+        return ("path", path) if len(path) >= 2 else ("", [])
     if seq.shape == "chain" and len(quantities) >= 3 and len(quantities) * 2 >= len(seq.items):
         return "quantities", quantities
     ops = _read_ops(seq)
@@ -345,7 +354,8 @@ def _dependencies() -> dict[tuple[str, str], bool]:
         "E": model.E, "x": trace["x"], "W_Q": block.W_Q[0], "W_K": block.W_K[0],
         "W_V": block.W_V[0], "W_O": block.W_O, "q": layer["q"][0], "k": layer["k"][0],
         "v": layer["v"][0], "scores": layer["scores"][0], "weights": layer["weights"][0],
-        "z": layer["z"], "t": layer["t"], "y": layer["y"], "h": trace["h"], "U": model.U,
+        "z": layer["z"], "attn_out": layer["attn_out"], "t": layer["t"], "y": layer["y"],
+        "h": trace["h"], "U": model.U,
         "logits": trace["logits"], "p": trace["p"],
         "loss": cross_entropy(trace["logits"], targets)}
     leaves = [t for t in named.values() if t.is_leaf]
@@ -406,6 +416,38 @@ def _check_quantities(read_q: list[tuple[str, Item]]) -> list[Finding]:
         out.append(_finding(last, "verified", last.text, last.text,
                             f"chain {chain}: {way}, as in tinygpt (autograd)"))
     return out
+
+
+@functools.cache
+def _through() -> dict[str, str]:
+    """Parameter -> the product it makes, for a parameter inside a gradient path."""
+    root = load(QUANTITIES.read_text(encoding="utf-8"))
+    data = (root.plain() if root is not None else None) or {}
+    return {str(k): str(v) for k, v in (data.get("through") or {}).items()}
+
+
+def _check_path(read_q: list[tuple[str, Item]]) -> list[Finding]:
+    """A gradient path, from the loss towards a parameter: each quantity on it is computed
+    from the next one (autograd); a parameter inside the path stands for its product."""
+    dep = _dependencies()
+    through = _through()
+    names = [through.get(q, q) if 0 < k < len(read_q) - 1 else q
+             for k, (q, _) in enumerate(read_q)]
+    said = " → ".join(it.text for _, it in read_q)
+    for k in range(len(read_q) - 1):
+        a, b = names[k], names[k + 1]
+        if a == b or dep.get((a, b), False):
+            continue
+        ia, ib = read_q[k][1], read_q[k + 1][1]
+        why = f"{ia.text} ({a}) is not computed from {ib.text} ({b}) in tinygpt, so a " \
+              f"gradient from the loss does not reach {ib.text} through {ia.text}"
+        if dep.get((b, a), False):
+            why += f": it is the other way round, {ib.text} is computed from {ia.text}"
+        return [_finding(ib, "discrepancy", ib.text, "", f"gradient path {said}: {why}")]
+    last = read_q[-1][1]
+    return [_finding(last, "verified", last.text, last.text,
+                     f"gradient path {said}: each computed from the next, as in tinygpt "
+                     f"(autograd)")]
 
 
 def _check_ops(plain: list[tuple[str, Item]]) -> list[Finding]:
@@ -533,6 +575,8 @@ def order_findings(block: str) -> list[Finding]:
             out.append(_finding(twice, "discrepancy", twice.text, "", (
                 f"{twice.text!r} is printed twice in a row: tinygpt does "
                 f"{_op(twice.text)} once at this point")))
+        elif mode == "path":
+            out += _check_path(items)
         elif mode == "quantities":
             out += _check_quantities(items)
         elif mode == "operations":
