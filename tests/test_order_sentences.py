@@ -25,6 +25,7 @@ PAIRS = [
     ("注意力的输出进入 FFN。", "FFN 的输出进入注意力。"),
     ("先算损失，然后反向传播。", "先反向传播，然后算损失。"),
     ("算损失，接着求梯度。", "求梯度，接着算损失。"),
+    ("反向传播求出梯度，再由优化器更新。", "优化器更新，再由反向传播求出梯度。"),
     ("在 Softmax 之前，先除以温度。", "在除以温度之前，先做 Softmax。"),
     ("The causal mask is added before the softmax.",
      "The softmax is added before the causal mask."),
@@ -54,6 +55,7 @@ def test_a_stated_pair_reads_and_a_swapped_one_fails_at_its_word(true: str, fals
     "你之前学过 Softmax。",                 # 之前 with one operation word
     "Softmax 之前是什么？",                 # a question
     "Never apply the softmax before the mask.",
+    "对每个位置计算损失，再进行汇总。",     # 汇总 of losses is no weighted sum of values
 ])
 def test_negations_conditions_and_questions_are_not_read(text: str) -> None:
     assert not relation_pairs(text), relation_pairs(text)
@@ -95,6 +97,7 @@ def test_a_dropped_required_step_is_a_discrepancy_at_the_item_after_it(text: str
     "Q · K^T → Softmax → A · V",              # the scale and the mask may go unprinted
     "Logits → Softmax → 采样 → Token",         # the temperature and the filters too
     "Embedding → Transformer Block → Linear → Softmax",
+    "对新文本分词时，先拆成字，再依次套用合并规则。",  # encoding counts nothing
 ])
 def test_an_optional_step_may_go_unprinted(text: str) -> None:
     found = order_findings(text)
