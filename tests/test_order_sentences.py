@@ -108,6 +108,9 @@ def test_a_step_printed_twice_in_a_row_is_a_discrepancy() -> None:
     text = "Q · K^T → ÷ √d_k → Softmax → Softmax → A · V"
     bad = [f for f in order_findings(text) if f.status == "discrepancy"]
     assert bad and bad[0].printed == "Softmax" and bad[0].col == text.rindex("Softmax")
+    twice = "它们随后还会经过输出投影、残差连接、残差连接、前馈网络等处理。"
+    bad = [f for f in order_findings(twice) if f.status == "discrepancy"]
+    assert bad and bad[0].col == twice.rindex("残差连接"), [f.message for f in bad]
     blocks = "Embedding → Transformer Block → Transformer Block → Linear"
     assert all(f.status == "verified" for f in order_findings(blocks))
 
