@@ -56,7 +56,22 @@ def _marker(line: str) -> str:
     body = _content(line)
     if _REF.search(body):
         body = max(re.split(r"[\d~～\-–]+", body), key=len).strip()
-    return body
+    return _outside_items(line) or body
+
+
+def _outside_items(line: str) -> str | None:
+    """For a line stating an order in prose (a pair, a list), its longest stretch outside
+    the order's words: an edit that swaps, drops or inserts a word keeps it."""
+    from verifiers.procedures.relations import listed_orders, relation_pairs
+
+    items = [it for seq in relation_pairs(line) + listed_orders(line) for it in seq.items]
+    if not items:
+        return None
+    cuts = sorted({0, len(line), *(p for it in items for p in (it.col, it.end))})
+    pieces = [line[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)
+              if not any(it.col <= a and b <= it.end for it in items)]
+    best = max(pieces, key=len, default="")
+    return best if len(best) >= 4 else None
 
 
 def _end(lines: list[str], first: int, last: int, start: int, items: frozenset[int],
@@ -79,8 +94,10 @@ def _end(lines: list[str], first: int, last: int, start: int, items: frozenset[i
     for k in range(last, first - 1, -1):
         if k not in items:
             continue
-        texts = sorted((it.text for seq in sequences(lines[k]) for it in seq.items),
-                       key=len, reverse=True) or [_marker(lines[k])]
+        prose = _outside_items(lines[k])
+        texts = [prose] if prose else sorted(
+            (it.text for seq in sequences(lines[k]) for it in seq.items),
+            key=len, reverse=True) or [_marker(lines[k])]
         return next(((k, t) for t in texts if len(t) >= 2
                      and not any(t in lines[j] for j in range(start, k))), None)
     return None
@@ -94,12 +111,11 @@ def _sites(note: Note) -> list[tuple[int, int, frozenset[int]]]:
     """(first line, last line, lines holding items) (0-based) of each readable sequence; a
     sequence inside a box diagram runs on to the box's end (its step references too), and
     sites that overlap are one."""
-    from verifiers.procedures.orders import readable
-    from verifiers.procedures.sequences import sequences
+    from verifiers.procedures.orders import all_sequences, readable
 
     lines = note.text.split("\n")
     found: list[tuple[int, int, frozenset[int]]] = []
-    for seq in sequences(note.text):
+    for seq in all_sequences(note.text):
         first, last = seq.items[0].line, seq.items[-1].line
         if not readable("\n".join(lines[first:last + 1])):
             continue

@@ -33,11 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.procedures import read
+from verifiers.procedures.paths import gradient_paths
+from verifiers.procedures.relations import listed_orders, negated, relation_pairs
 from verifiers.procedures.sequences import Item, Sequence, sequences, symbol
 from verifiers.programs.codehole import Finding
 from verifiers.yamlload import load
 
-__all__ = ["order_findings", "quantity_of", "readable"]
+__all__ = ["all_sequences", "order_findings", "quantity_of", "readable"]
 
 QUANTITIES = Path(__file__).resolve().parent / "quantities.yaml"
 _LOOP = {"repeat", "stop"}
@@ -116,6 +118,34 @@ def _read_ops(seq: Sequence) -> list[tuple[str, Item]]:
     return out
 
 
+@functools.cache
+def _step_lists() -> tuple[frozenset[str], frozenset[str]]:
+    """(required, repeatable) operations from vocabulary.yaml."""
+    root = load(read.VOCABULARY.read_text(encoding="utf-8"))
+    data = (root.plain() if root is not None else None) or {}
+    known = read.operations()
+    lists = []
+    for name in ("required", "repeatable"):
+        ops = frozenset(map(str, data.get(name) or ()))
+        if ops - known:
+            raise ValueError(f"{read.VOCABULARY.name}: {name}: unknown {sorted(ops - known)}")
+        lists.append(ops)
+    return lists[0], lists[1]
+
+
+def _duplicate(seq: Sequence) -> Item | None:
+    """The second of two adjacent items that print the same word for one operation that
+    tinygpt does not do twice in a row (``Softmax → Softmax``), or None."""
+    repeatable = _step_lists()[1]
+    last: tuple[str | None, str | None] = (None, None)
+    for item in seq.items:
+        key, op = _scan(item.text), _op(item.text)
+        if op is not None and (key, op) == last and op not in repeatable:
+            return item
+        last = (key, op)
+    return None
+
+
 def _readings(read_ops: list[tuple[str, Item]]) -> list[list[tuple[str, Item]]]:
     """Every reading of the items, the plain one first: an ambiguous word (``alternatives``)
     may name another operation (at most 64 readings)."""
@@ -137,13 +167,29 @@ def _read_quantities(seq: Sequence) -> list[tuple[str, Item]]:
     return [(q, it) for it in seq.items if (q := quantity_of(it.text)) is not None]
 
 
+def all_sequences(block: str) -> list[Sequence]:
+    """The block's printed sequences, the ordered pairs its sentences state and the lists
+    after an order cue (:mod:`verifiers.procedures.relations`), in order of their first item."""
+    found = [s for s in sequences(block) if s.shape != "sentence" or not negated(block, s)]
+    found += relation_pairs(block) + listed_orders(block) + gradient_paths(block)
+    return sorted(found, key=lambda s: (s.items[0].line, s.items[0].col))
+
+
 def readable(block: str) -> bool:
     """Does the block hold a sequence or step reference this locator reads?"""
-    return any(_mode(s)[0] for s in sequences(block)) or bool(_step_refs(block))
+    return any(_mode(s)[0] for s in all_sequences(block)) or bool(_step_refs(block))
 
 
 def _mode(seq: Sequence) -> tuple[str, list[tuple[str, Item]]]:
     quantities = _read_quantities(seq)
+    if seq.shape == "path":  # a gradient path: its symbols that name quantities
+        if quantity_of(seq.items[0].text) is None:
+            return "", []  # 从 Attention 转移到…: no quantity where the path starts
+        path: list[tuple[str, Item]] = []
+        for q, it in quantities:
+            if not (path and path[-1][0] == q):
+                path.append((q, it))
+        return ("path", path) if len(path) >= 2 else ("", [])
     if seq.shape == "chain" and len(quantities) >= 3 and len(quantities) * 2 >= len(seq.items):
         return "quantities", quantities
     ops = _read_ops(seq)
@@ -256,17 +302,39 @@ def _embed(seen: list[str], ops: list[str]) -> int:
 
 
 def _judge_ops(read_ops: list[tuple[str, Item]]) -> tuple[int, str, list[str]]:
-    """(index of the first item out of order or len, best run's name, its visible ops)."""
+    """(index of the first item out of order or len, best run's name, its visible ops).
+
+    Among the runs that hold the whole order, the first one that skips no required step
+    between two printed ones; else the first that holds it (:func:`_dropped` says what
+    it skips)."""
     ops = [op for op, _ in read_ops]
     best = (-1, "", [])
     for name, events in _runs():
         seen = _visible(events, ops)
         k = _embed(seen, ops)
+        if k == len(ops) and _dropped(seen, ops) is None:
+            return k, name, seen
         if k > best[0]:
             best = (k, name, seen)
-        if k == len(ops):
-            break
     return best
+
+
+def _dropped(seen: list[str], ops: list[str]) -> tuple[int, str] | None:
+    """(index of the printed op after the gap, the required step skipped before it) where
+    the order, embedded in ``seen`` (greedy, earliest), leaves out a required step that it
+    names nowhere; None when it skips none."""
+    required = _step_lists()[0]
+    printed = set(ops) | {b for o in ops if (b := read.broader(o)) is not None}
+    at: list[int] = []
+    for i, name in enumerate(seen):
+        if len(at) < len(ops) and _matches(ops[len(at)], name):
+            at.append(i)
+    for j, (a, b) in enumerate(zip(at, at[1:], strict=False)):
+        gap = [n for n in seen[a + 1:b] if n in required and n not in printed
+               and read.broader(n) not in printed]
+        if gap:
+            return j + 1, gap[0]
+    return None
 
 
 @functools.cache
@@ -286,7 +354,8 @@ def _dependencies() -> dict[tuple[str, str], bool]:
         "E": model.E, "x": trace["x"], "W_Q": block.W_Q[0], "W_K": block.W_K[0],
         "W_V": block.W_V[0], "W_O": block.W_O, "q": layer["q"][0], "k": layer["k"][0],
         "v": layer["v"][0], "scores": layer["scores"][0], "weights": layer["weights"][0],
-        "z": layer["z"], "t": layer["t"], "y": layer["y"], "h": trace["h"], "U": model.U,
+        "z": layer["z"], "attn_out": layer["attn_out"], "t": layer["t"], "y": layer["y"],
+        "h": trace["h"], "U": model.U,
         "logits": trace["logits"], "p": trace["p"],
         "loss": cross_entropy(trace["logits"], targets)}
     leaves = [t for t in named.values() if t.is_leaf]
@@ -349,6 +418,38 @@ def _check_quantities(read_q: list[tuple[str, Item]]) -> list[Finding]:
     return out
 
 
+@functools.cache
+def _through() -> dict[str, str]:
+    """Parameter -> the product it makes, for a parameter inside a gradient path."""
+    root = load(QUANTITIES.read_text(encoding="utf-8"))
+    data = (root.plain() if root is not None else None) or {}
+    return {str(k): str(v) for k, v in (data.get("through") or {}).items()}
+
+
+def _check_path(read_q: list[tuple[str, Item]]) -> list[Finding]:
+    """A gradient path, from the loss towards a parameter: each quantity on it is computed
+    from the next one (autograd); a parameter inside the path stands for its product."""
+    dep = _dependencies()
+    through = _through()
+    names = [through.get(q, q) if 0 < k < len(read_q) - 1 else q
+             for k, (q, _) in enumerate(read_q)]
+    said = " → ".join(it.text for _, it in read_q)
+    for k in range(len(read_q) - 1):
+        a, b = names[k], names[k + 1]
+        if a == b or dep.get((a, b), False):
+            continue
+        ia, ib = read_q[k][1], read_q[k + 1][1]
+        why = f"{ia.text} ({a}) is not computed from {ib.text} ({b}) in tinygpt, so a " \
+              f"gradient from the loss does not reach {ib.text} through {ia.text}"
+        if dep.get((b, a), False):
+            why += f": it is the other way round, {ib.text} is computed from {ia.text}"
+        return [_finding(ib, "discrepancy", ib.text, "", f"gradient path {said}: {why}")]
+    last = read_q[-1][1]
+    return [_finding(last, "verified", last.text, last.text,
+                     f"gradient path {said}: each computed from the next, as in tinygpt "
+                     f"(autograd)")]
+
+
 def _check_ops(plain: list[tuple[str, Item]]) -> list[Finding]:
     read_ops = plain
     for reading in _readings(plain):
@@ -359,6 +460,14 @@ def _check_ops(plain: list[tuple[str, Item]]) -> list[Finding]:
     else:
         k, run, seen = _judge_ops(plain)
     said = " → ".join(f"{it.text} ({op})" for op, it in read_ops)
+    dropped = _dropped(seen, [op for op, _ in read_ops]) if k == len(read_ops) else None
+    if dropped is not None:
+        j, step = dropped
+        item = read_ops[j][1]
+        return [_finding(item, "discrepancy", item.text, "", (
+            f"order {said}: a step is missing before {item.text!r}: tinygpt's {run} does "
+            f"{step} between {read_ops[j - 1][0]} and {read_ops[j][0]}, and the order never "
+            f"names it (required steps: vocabulary.yaml)"))]
     if k == len(read_ops):
         last = read_ops[-1][1]
         return [_finding(last, "verified", last.text, last.text,
@@ -459,9 +568,16 @@ def _in_loop(text: str, loop: frozenset[str]) -> bool:
 def order_findings(block: str) -> list[Finding]:
     """Every read sequence and step reference of the block, judged."""
     out: list[Finding] = []
-    for seq in sequences(block):
+    for seq in all_sequences(block):
         mode, items = _mode(seq)
-        if mode == "quantities":
+        twice = _duplicate(seq) if mode == "operations" else None
+        if twice is not None:
+            out.append(_finding(twice, "discrepancy", twice.text, "", (
+                f"{twice.text!r} is printed twice in a row: tinygpt does "
+                f"{_op(twice.text)} once at this point")))
+        elif mode == "path":
+            out += _check_path(items)
+        elif mode == "quantities":
             out += _check_quantities(items)
         elif mode == "operations":
             out += _check_ops(items)
