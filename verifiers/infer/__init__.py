@@ -34,6 +34,7 @@ from verifiers.infer.aggregates import (
 )
 from verifiers.infer.arrays import array_candidates
 from verifiers.infer.assembled import assembled_candidates
+from verifiers.infer.bigops import bigop_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.coefficients import coefficient_candidates
@@ -154,6 +155,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # a named formula read on its worked instance, names bound to the note's definitions
     candidates += named_instance_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += prose_formula_candidates(note.text, tokens, uncovered_outside, section_of)
+    # a Σ/∏ formula read on the entries the note prints (x_1 = …) and its printed result
+    candidates += bigop_candidates(note.text, tokens, uncovered_outside, section_of)
     # the unit word of a restated size (states: unit): its own claim, never merged
     candidates += unit_word_candidates(note.text, tokens, uncovered_outside)
     candidates += unit_table_candidates(note.text, tokens, uncovered_outside)
