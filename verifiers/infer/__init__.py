@@ -47,6 +47,7 @@ from verifiers.infer.headers import expression_cell_candidates, header_formula_c
 from verifiers.infer.instances import instance_candidates
 from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
+from verifiers.infer.listwords import list_word_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.monotone import monotone_candidates
 from verifiers.infer.named import (
@@ -141,7 +142,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
                    header_formula_candidates, expression_cell_candidates, table_candidates,
                    unit_candidates, dtype_candidates, share_candidates, restate_candidates,
                    repeat_candidates, vector_candidates, scaled_candidates, product_candidates,
-                   rate_candidates, worded_sum_candidates, window_candidates,
+                   rate_candidates, worded_sum_candidates, list_word_candidates,
+                   window_candidates,
                    listed_column_candidates, coefficient_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
