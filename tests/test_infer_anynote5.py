@@ -194,3 +194,61 @@ def test_a_list_word_that_does_not_hold_writes_nothing(tmp_path, monkeypatch):
     """A reading the printed numbers do not bear out is dropped, never pinned."""
     note = "1 统计\n\n三个数 2、4、9 的平均是 6，最大是 4。\n"
     assert "inferred; review" not in _infer(tmp_path, monkeypatch, note, ".txt")
+
+
+# --- shares stated in a sentence; \( \) math; full-width digits and operators ----------------
+
+FORMS_MD = """# Forms
+
+## 1. Inline math
+
+1. A head has `64 × 64 = 4096` weights.
+2. The cache holds \\(2 \\times 24 = 48\\) tensors.
+
+The block's parameters are \\[ 3 \\times 4 = 12 \\] in all.
+
+## 2. Shares
+
+Dropout keeps 90% of 250 units, that is 225 units.
+
+Of 400 tokens, 100 are padding, a share of 25%.
+"""
+
+FORMS_TXT = """1 全角
+
+「词表」参数量５０２５７×７６８＝３８５９７３７６。
+训练集１０００条，其中验证集２００条，占２０％。
+三个门的参数各为 100、200、300，合计 600。
+"""
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("\\(2 \\times 24 = 48\\)", "\\(2 \\times 24 = 46\\)", 6),  # \\( \\) math
+    ("\\[ 3 \\times 4 = 12 \\]", "\\[ 3 \\times 4 = 13 \\]", 8),
+    ("keeps 90% of", "keeps 80% of", 12),  # a share in words, either order
+    ("that is 225 units", "that is 252 units", 12),
+    ("a share of 25%", "a share of 20%", 14),
+    ("100 are padding", "120 are padding", 14),
+])
+def test_shares_and_inline_math_are_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
+    _infer(tmp_path, monkeypatch, FORMS_MD, ".md")
+    _clean_verifies(capsys)
+    _flagged(tmp_path, capsys, FORMS_MD, ".md", old, new, line)
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("＝３８５９７３７６", "＝３８５９７３７７", 3),  # full-width digits and ＝
+    ("占２０％", "占２５％", 4),
+    ("验证集２００条", "验证集２５０条", 4),
+    ("合计 600", "合计 700", 5),  # a total word with no 为/是
+])
+def test_full_width_and_totals_are_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
+    _infer(tmp_path, monkeypatch, FORMS_TXT, ".txt")
+    _clean_verifies(capsys)
+    _flagged(tmp_path, capsys, FORMS_TXT, ".txt", old, new, line)
+
+
+def test_a_sentence_with_three_counts_and_a_percentage_is_no_share(tmp_path, monkeypatch):
+    """Which two of three counts the percentage relates is a guess: nothing is written."""
+    note = "# S\n\n## 1. x\n\nOf 400 tokens, 100 are padding and 50 are rare, that is 25%.\n"
+    assert "count's share" not in _infer(tmp_path, monkeypatch, note, ".md")

@@ -65,6 +65,7 @@ from verifiers.infer.restate import (
     scalar_repeat_candidates,
 )
 from verifiers.infer.scaled import scaled_candidates
+from verifiers.infer.sentshares import sentence_share_candidates
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
@@ -140,7 +141,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
-                   unit_candidates, dtype_candidates, share_candidates, restate_candidates,
+                   unit_candidates, dtype_candidates, share_candidates,
+                   sentence_share_candidates, restate_candidates,
                    repeat_candidates, vector_candidates, scaled_candidates, product_candidates,
                    rate_candidates, worded_sum_candidates, list_word_candidates,
                    window_candidates,

@@ -32,6 +32,8 @@ _WORDS = {
     "平均值": "mean", "平均数": "mean", "平均": "mean", "均值": "mean", "mean": "mean",
     "average": "mean", "avg": "mean",
     "总和": "sum", "之和": "sum", "求和": "sum", "和": "sum", "sum": "sum", "total": "sum",
+    "合计": "sum", "总计": "sum", "共计": "sum", "一共": "sum", "总共": "sum", "加起来": "sum",
+    "相加": "sum", "in all": "sum", "altogether": "sum",
     "乘积": "prod", "积": "prod", "product": "prod",
     "最大值": "max", "最大": "max", "max": "max", "maximum": "max", "largest": "max",
     "最小值": "min", "最小": "min", "min": "min", "minimum": "min", "smallest": "min",
@@ -41,7 +43,8 @@ _WORD = "|".join(sorted(_WORDS, key=len, reverse=True))
 _JOIN = re.compile(r"(?:[\s$\]\)）】]|,|，|;|；|的|其|且|并且|它们的|这些数的|\band\b|\bwhile\b|"
                    r"\bwith\b|\bwhose\b|\btheir\b|\bits\b|\bthe\b|\ba\b|\bis\b)*?"
                    rf"(?P<w>{_WORD})(?:\s*(?:value|值|数))?"
-                   r"(?:\s*(?:is|was|of|equals|=|:|：|为|是|等于|约为|约|≈|得|得到|\\approx)\s*)+"
+                   r"(?P<c>(?:\s*(?:is|was|of|equals|=|:|：|为|是|等于|约为|约|≈|得|得到|\\approx)"
+                   r"\s*)*)"
                    r"[\s$]*", re.IGNORECASE)
 _PREFIX = re.compile(rf"(?P<w>{_WORD})\s+of\s+(?:the\s+)?(?:(?:numbers|values|entries|scores|"
                      r"probabilities)\s+)?[\s$\[(]*\Z", re.IGNORECASE)
@@ -105,8 +108,8 @@ def list_word_candidates(text: str, tokens: list[Token], uncovered: set[int]
             if m is None:
                 break
             result = by_start.get(m.end())
-            if result is None:
-                break
+            if result is None or (m.group("w") == "和" and not m.group("c").strip()):
+                break  # `和 15` with no `为`/`是`: as likely "and" as "the sum"
             if result.start in uncovered:
                 out.append(_candidate(_WORDS[m.group("w").lower()], run, result))
             at = result.end
