@@ -252,3 +252,74 @@ def test_a_sentence_with_three_counts_and_a_percentage_is_no_share(tmp_path, mon
     """Which two of three counts the percentage relates is a guess: nothing is written."""
     note = "# S\n\n## 1. x\n\nOf 400 tokens, 100 are padding and 50 are rare, that is 25%.\n"
     assert "count's share" not in _infer(tmp_path, monkeypatch, note, ".md")
+
+
+# --- percentages that split a whole ----------------------------------------------------------
+
+def _value_flagged(tmp_path: Path, capsys: Any, note: str, suffix: str, old: str, new: str,
+                   line: int) -> None:
+    """Edit ``old`` → ``new``: a value of some claim is a discrepancy at ``line`` (the JSON
+    report's value positions: the console names a claim by its first value)."""
+    import json
+
+    assert note.count(old) == 1, old
+    (tmp_path / "notes" / f"n{suffix}").write_text(note.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1", "--json", "r.json"]) == 1
+    capsys.readouterr()
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert any(v["status"] == "discrepancy" and v["start"]["line"] == line
+               for c in report["claims"] for v in c["values"]), report
+
+WHOLE_MD = """# Routing
+
+## 1. Where the tokens go
+
+| expert | share |
+|:-------|------:|
+| one    | 45%   |
+| two    | 30%   |
+| three  | 25%   |
+
+Attention goes 70% to the first token, 20% to the second and 10% to the third.
+"""
+
+WHOLE_TXT = """1 分布
+
+模型给出的概率：
+呼吸困难\t45%
+黑便\t30%
+呕血\t15%
+其他\t10%
+
+即 A 约 33.97%，B 约 58.16%，C 只有约 7.87%。
+"""
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("| two    | 30%", "| two    | 35%", 8),
+    ("| one    | 45%", "| one    | 40%", 7),
+    ("70% to the first", "75% to the first", 11),
+])
+def test_an_edited_part_of_a_whole_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
+    _infer(tmp_path, monkeypatch, WHOLE_MD, ".md")
+    _clean_verifies(capsys)
+    _value_flagged(tmp_path, capsys, WHOLE_MD, ".md", old, new, line)
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("黑便\t30%", "黑便\t35%", 5),
+    ("其他\t10%", "其他\t15%", 7),
+    ("B 约 58.16%", "B 约 58.61%", 9),  # two digits transposed
+])
+def test_an_edited_part_of_a_whole_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new,
+                                                  line):
+    text = _infer(tmp_path, monkeypatch, WHOLE_TXT, ".txt")
+    assert text.count("add up to 100%") == 7, text
+    _clean_verifies(capsys)
+    _value_flagged(tmp_path, capsys, WHOLE_TXT, ".txt", old, new, line)
+
+
+def test_percentages_that_do_not_make_a_whole_write_nothing(tmp_path, monkeypatch):
+    """Top-k probabilities of a larger vocabulary (they add up to 92%): no whole."""
+    note = "1 x\n\n猫\t65%\n追\t17%\n我\t10%\n"
+    assert "add up to 100%" not in _infer(tmp_path, monkeypatch, note, ".txt")

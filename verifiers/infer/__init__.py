@@ -75,6 +75,7 @@ from verifiers.infer.units import unit_candidates
 from verifiers.infer.unittables import unit_table_candidates
 from verifiers.infer.unitwords import unit_word_candidates
 from verifiers.infer.vectors import vector_candidates
+from verifiers.infer.wholes import whole_candidates
 from verifiers.infer.windows import window_candidates
 from verifiers.infer.worded import worded_sum_candidates
 from verifiers.verdicts import RunResult
@@ -152,6 +153,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # merged, and settled first: its check is stronger than a copy or a sum of its cells
     candidates = gram_candidates(note.text, tokens, uncovered_outside) + \
         merge_by_lines(note, candidates)
+    # percentages that make a whole: one claim per entry (1 − the others), never merged
+    candidates += whole_candidates(note.text, tokens, uncovered_outside)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
