@@ -66,6 +66,7 @@ from verifiers.infer.restate import (
 )
 from verifiers.infer.scaled import scaled_candidates
 from verifiers.infer.sentshares import sentence_share_candidates
+from verifiers.infer.shapes import shape_candidates
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
@@ -155,6 +156,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
         merge_by_lines(note, candidates)
     # percentages that make a whole: one claim per entry (1 − the others), never merged
     candidates += whole_candidates(note.text, tokens, uncovered_outside)
+    # the shape printed with a matrix's name, `W_q (4 × 3)：`, against the matrix printed
+    candidates += shape_candidates(note.text, tokens, uncovered_outside)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
