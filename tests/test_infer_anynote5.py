@@ -358,6 +358,10 @@ The key matrix K (2 × 3):
  [4, 5, 6]]
 
 The values, V (2 x 2) = [[0.5, 1.5], [2.5, 3.5]].
+
+The weight $W \\in \\mathbb{R}^{2 \\times 3}$ is
+
+$$W = \\begin{bmatrix} 1 & 2 & 3 \\\\ 4 & 5 & 6 \\end{bmatrix}$$
 """
 
 
@@ -376,9 +380,10 @@ def test_an_edited_shape_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new,
 @pytest.mark.parametrize("old, new, line", [
     ("K (2 × 3)", "K (3 × 2)", 5),
     ("V (2 x 2)", "V (2 x 4)", 10),
+    ("^{2 \\times 3}", "^{3 \\times 2}", 12),
 ])
 def test_an_edited_shape_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
     text = _infer(tmp_path, monkeypatch, SHAPE_MD, ".md")
-    assert text.count("shape printed") == 2, text
+    assert text.count("shape printed") == 3, text
     _clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, SHAPE_MD, ".md", old, new, line)

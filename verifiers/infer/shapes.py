@@ -11,12 +11,13 @@ Notes that work matrices by hand announce each one with its shape::
     ...
     输入 X（4 × 4）：
 
-A parenthesised ``(r × c)`` (``×``, ``x``, ``*``; full-width brackets; a comment after a comma,
-``（3 × 3，竖直边缘检测）``) followed, on its line after ``=``/``：`` or on the next lines (one
-header line of labels may sit between), by one printed matrix, or by consecutive lines that each
-print one row vector of equal length, gives ``r = len(M)``, ``c = len(M[0])`` (rows:
-``r = len([v0, v1, …])``, ``c = len(v0)``). A shape word edited (``4 × 3`` → ``3 × 4``) is then a
-``discrepancy`` at the shape. Kept only when verified, never pinned.
+A parenthesised ``(r × c)`` (``×``, ``x``, ``*``; full-width brackets; a comment after a
+comma, ``（3 × 3，竖直边缘检测）``) or ``\\mathbb{R}^{r \\times c}``, followed on its line
+after ``=``/``：`` or on the next lines (blank lines or one header line of labels may sit
+between) by one printed matrix, or by consecutive lines that each print one row vector of
+equal length, gives ``r = len(M)``, ``c = len(M[0])`` (rows: ``r = len([v0, v1, …])``,
+``c = len(v0)``). A shape edited (``4 × 3`` → ``3 × 4``) is then a ``discrepancy`` at the
+shape. Kept only when verified, never pinned.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from verifiers.infer.tokens import NUM, VAL, Token
 __all__ = ["shape_candidates"]
 
 MAX_ROWS = 64
-_SHAPE = re.compile(r"[(（]\s*(\d{1,4})\s*[×xX*]\s*(\d{1,4})\s*(?:[,，][^()（）\n]{0,40})?[)）]")
+_SHAPE = re.compile(r"(?:[(（]\s*(\d{1,4})\s*[×xX*]\s*(\d{1,4})\s*(?:[,，][^()（）\n]{0,40})?[)）]"
+                    r"|(?:\\mathbb\{R\}|ℝ)\^\{\s*(\d{1,4})\s*(?:\\times|×)\s*(\d{1,4})\s*\}\$?)")
 _AFTER = re.compile(r"[ \t]*(?:[=:：][ \t]*)?$|[ \t]*(?:[=:：])[ \t]*(?=\[)")
 
 
@@ -54,8 +56,8 @@ def _matrix_after(text: str, vals: list[Token], at: int) -> list[Token] | None:
         if same[0].shape == "matrix" and _AFTER.match(text, at, same[0].start + 1):
             return [same[0]]
         return None
-    if not _AFTER.match(text, at, first_line_end):
-        return None
+    if any(ch.isdigit() for ch in text[at:first_line_end]):
+        return None  # the line goes on with other numbers: the matrix is not what follows
     rows: list[Token] = []
     skipped = 0
     for a, b in lines[1:]:
@@ -89,7 +91,8 @@ def shape_candidates(text: str, tokens: list[Token], uncovered: set[int]) -> lis
     vals = [t for t in tokens if t.kind == VAL]
     out: list[Candidate] = []
     for m in _SHAPE.finditer(text):
-        r, c = nums.get(m.start(1)), nums.get(m.start(2))
+        k = 1 if m.group(1) else 3  # `(r × c)` or `\mathbb{R}^{r \times c}`
+        r, c = nums.get(m.start(k)), nums.get(m.start(k + 1))
         if r is None or c is None or not {r.start, c.start} & uncovered:
             continue
         got = _matrix_after(text, vals, m.end())
