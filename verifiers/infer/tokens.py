@@ -39,7 +39,8 @@ class Token:
 _VALUE_RE = re.compile(VALUE_PATTERN)
 _SKIP_RE = re.compile(r"(?:[ \t\u3000\u00a0&]|\\[,;:! ]|\\left|\\right|\\quad|\\qquad)+")
 _REL_RE = re.compile(r"=|＝|≈|\\approx")
-# full-width forms (＋ － ＊ ／ ＝ （ ）) of a plain-text Chinese note read as their ASCII forms
+# full-width operators (＋ － ＊ ／ ＝) of a plain-text Chinese note read as their ASCII forms;
+# full-width brackets stay prose (`α = 0.8（假设独立）`: a remark, not a product)
 _OPS = [("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("·", "*"), ("⋅", "*"), ("**", "^"),
         ("*", "*"), ("÷", "/"), ("/", "/"), ("+", "+"), ("-", "-"), ("−", "-"), ("^", "^"),
         ("＋", "+"), ("－", "-"), ("＊", "*"), ("／", "/")]
@@ -181,9 +182,9 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     for raw, norm in _OPS:
         if text.startswith(raw, i):
             return Token(OP, norm, i, i + len(raw))
-    if ch in "({（":
+    if ch in "({":
         return Token(LP, "(", i, i + 1)
-    if ch in ")}）":
+    if ch in ")}":
         return Token(RP, ")", i, i + 1)
     if ch == "\\":
         m = re.compile(r"\\[A-Za-z]+").match(text, i, end)
