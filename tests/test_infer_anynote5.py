@@ -387,3 +387,64 @@ def test_an_edited_shape_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, 
     assert text.count("shape printed") == 3, text
     _clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, SHAPE_MD, ".md", old, new, line)
+
+
+# --- the shape of a product from its factors' shapes -------------------------------------------
+
+PRODUCT_TXT = """1 投影
+
+输入 X (3 × 4)：
+[[0.5, 1.2, 0.8, 1.1],
+[1.1, 1.2, 0.2, 1.6],
+[1.5, -0.3, 0.3, 1.9]]
+
+W_q (4 × 2)：
+[[0.1, 0.2],
+[0.4, 0.5],
+[0.7, 0.8],
+[0.15, 0.25]]
+
+2 乘积
+X · W_q = Q (3 × 2)
+K = X · W_q → 3×2 矩阵
+Z = softmax(Q·K^T/√2) · K → 3×2 矩阵
+S = Q · K^T → 3×3 矩阵
+"""
+
+PRODUCT_MD = """# Shapes
+
+## 1. A layer
+
+The input X (8 × 16) and the weight W (16 × 4) are random.
+
+The hidden state is X @ W = H (8 × 4), and H^T @ H = G (4 × 4).
+"""
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("Q (3 × 2)", "Q (2 × 3)", 15),
+    ("K = X · W_q → 3×2", "K = X · W_q → 3×4", 16),
+    ("√2) · K → 3×2", "√2) · K → 2×2", 17),
+    ("S = Q · K^T → 3×3", "S = Q · K^T → 3×2", 18),
+])
+def test_an_edited_product_shape_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
+    text = _infer(tmp_path, monkeypatch, PRODUCT_TXT, ".txt")
+    assert text.count("product follows") == 4, text
+    _clean_verifies(capsys)
+    _value_flagged(tmp_path, capsys, PRODUCT_TXT, ".txt", old, new, line)
+
+
+@pytest.mark.parametrize("old, new, line", [
+    ("H (8 × 4)", "H (8 × 16)", 7),
+    ("G (4 × 4)", "G (8 × 8)", 7),  # H^T H is 4 × 4, not H H^T
+])
+def test_an_edited_product_shape_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
+    text = _infer(tmp_path, monkeypatch, PRODUCT_MD, ".md")
+    assert text.count("product follows") == 2, text
+    _clean_verifies(capsys)
+    _value_flagged(tmp_path, capsys, PRODUCT_MD, ".md", old, new, line)
+
+
+def test_a_product_whose_inner_sizes_disagree_writes_nothing(tmp_path, monkeypatch):
+    note = "1 x\n\nX (3 × 4)，W (3 × 2)。\nX · W → 3×2 矩阵\n"
+    assert "product follows" not in _infer(tmp_path, monkeypatch, note, ".txt")

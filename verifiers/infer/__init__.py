@@ -66,6 +66,7 @@ from verifiers.infer.restate import (
 )
 from verifiers.infer.scaled import scaled_candidates
 from verifiers.infer.sentshares import sentence_share_candidates
+from verifiers.infer.shapealg import shape_algebra_candidates
 from verifiers.infer.shapes import shape_candidates
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
@@ -158,6 +159,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     candidates += whole_candidates(note.text, tokens, uncovered_outside)
     # the shape printed with a matrix's name, `W_q (4 × 3)：`, against the matrix printed
     candidates += shape_candidates(note.text, tokens, uncovered_outside)
+    # the shape printed after a product (`X · W_q = Q (3 × 3)`, `→ 3×2`) from its factors'
+    candidates += shape_algebra_candidates(note.text, tokens, uncovered_outside)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
