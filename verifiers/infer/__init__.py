@@ -189,6 +189,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for cand in candidates:
         if cand.group and cand.group in groups:
             continue
+        if cand.family == "shape" and _reads_open(note, cand, open_starts, report.covered_starts):
+            continue  # a shape check cannot fail on an entry: it must not be what covers it
         cand.checks = [c for c in cand.checks
                        if not any(t.start in taken for t in cand.parts(c.hole))]
         got = settle(result.notes, note_name, stem, cand, existing)
@@ -208,6 +210,15 @@ def infer(result: RunResult, note_name: str) -> Inference:
     report.claims += fenced_program_claims(result.notes, note_name, stem, existing)
     report.claims += order_claims(result.notes, note_name, stem, existing)
     return report
+
+
+def _reads_open(note: object, cand: Candidate, open_starts: set[int], covered: set[int]
+                ) -> bool:
+    """Does a shape candidate read (besides its printed shape ``r``, ``c``) a literal that no
+    claim covers yet? Its check counts rows and columns, so an edited entry would pass."""
+    return any(lit.start in open_starts and lit.start not in covered
+               for name, t in cand.holes.items() if name not in ("r", "c")
+               for lit in note.literals_in(t.start, t.end))  # type: ignore[attr-defined]
 
 
 def _all_open(note: object, start: int, end: int, open_starts: set[int]) -> bool:
