@@ -244,7 +244,8 @@ def _numbered_entries(expr: Any, by_name: Mapping[str, Any]) -> Any:
         return found.pop() if len(found) == 1 and 0 not in found else None
 
     def whole(v: Any) -> Any:
-        v = sympy.sympify(v)
+        if isinstance(v, int):  # a bound written as a Python int by the reader
+            return sympy.Integer(v)
         return sympy.Integer(int(v)) if v.is_number and float(v).is_integer() else None
 
     def expand(e: Any) -> Any:
