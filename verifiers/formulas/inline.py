@@ -38,7 +38,14 @@ from verifiers.formulas.inline_matrix import number as _float40
 from verifiers.formulas.inline_plain import plain_text
 from verifiers.formulas.inline_spec import Computes
 from verifiers.formulas.inline_tuple import run_length
-from verifiers.latex import LatexError, check_size, parse_latex, round_trip_ok, split_chains
+from verifiers.latex import (
+    SUM_UPPER,
+    LatexError,
+    check_size,
+    parse_latex,
+    round_trip_ok,
+    split_chains,
+)
 from verifiers.numbers import parse_printed
 from verifiers.verdicts import DISCREPANCY, UNPARSED, VERIFIED, ValueVerdict
 
@@ -215,7 +222,48 @@ def _substitute(expr: Any, subs: dict[Any, Any]) -> Any:
     by_name = {str(k): v for k, v in subs.items() if isinstance(k, sympy.Symbol)}
     entries = {a: by_name[str(a.base.label)] for a in expr.atoms(sympy.Indexed)
                if str(a.base.label) in by_name}
-    return expr.xreplace(entries).xreplace(subs)
+    return _numbered_entries(expr.xreplace(entries).xreplace(subs), by_name)
+
+
+def _numbered_entries(expr: Any, by_name: Mapping[str, Any]) -> Any:
+    """``\\sum_{i=1}^{3} x_{i}`` with ``x_1``, ``x_2``, ``x_3`` bound (each entry its own
+    printed value): a sum or product over whole-number bounds is expanded and entry ``x[k]``
+    takes the value bound to ``x_k``. A sum written without bounds (``\\sum_i x_i``) runs over
+    the entries bound, ``x_1`` up to the last consecutive one. Anything else is unchanged."""
+    if not expr.has(sympy.Sum, sympy.Product):
+        return expr
+
+    def count(e: Any) -> int | None:
+        """Consecutive bound entries ``x_1, x_2, …`` of every name the term indexes."""
+        found = set()
+        for a in e.function.atoms(sympy.Indexed):
+            k = 0
+            while f"{a.base.label}_{k + 1}" in by_name:
+                k += 1
+            found.add(k)
+        return found.pop() if len(found) == 1 and 0 not in found else None
+
+    def whole(v: Any) -> Any:
+        if isinstance(v, int):  # a bound written as a Python int by the reader
+            return sympy.Integer(v)
+        return sympy.Integer(int(v)) if v.is_number and float(v).is_integer() else None
+
+    def expand(e: Any) -> Any:
+        limits = []
+        for var, lo, hi in e.limits:
+            if hi == SUM_UPPER and lo == 1:
+                hi = count(e)
+            lo, hi = whole(lo), None if hi is None else whole(hi)
+            if lo is None or hi is None or not 0 <= hi - lo < 10_000:
+                return e
+            limits.append((var, lo, hi))
+        return e.func(e.function, *limits).doit()
+
+    done = expr.replace(lambda e: isinstance(e, (sympy.Sum, sympy.Product)), expand)
+    numbered = {a: by_name[f"{a.base.label}_{a.indices[0]}"]
+                for a in done.atoms(sympy.Indexed) if len(a.indices) == 1
+                and a.indices[0].is_Integer and f"{a.base.label}_{a.indices[0]}" in by_name}
+    return done.xreplace(numbered) if numbered else expr
 
 
 def _is_name(expr: Any) -> bool:

@@ -18,12 +18,17 @@ __all__ = ["plain_text"]
 
 _CJK_SUB = re.compile(r"_([\u4e00-\u9fff]+)")
 _NUMBER_POWER = re.compile(r"\^(\d+\.\d+|\d{2,})")  # e^4.165: the whole number is the power
-_PLAIN_MARKS = re.compile(rf"[{''.join(SUBSCRIPTS)}]|_[\u4e00-\u9fff]|{_NUMBER_POWER.pattern}")
+#: a plain big operator (``Σ_i``, ``Σ_{i=1}^{n}``, ``∏_i``) is LaTeX's ``\\sum``/``\\prod``
+_BIG_OPERATORS = {"Σ": "\\sum", "∑": "\\sum", "∏": "\\prod", "Π": "\\prod"}
+_BIG = re.compile(r"[Σ∑∏Π](?=_)")
+_PLAIN_MARKS = re.compile(rf"[{''.join(SUBSCRIPTS)}]|_[\u4e00-\u9fff]|{_NUMBER_POWER.pattern}"
+                          r"|[Σ∑∏Π]_")
 
 
 def plain_text(text: str) -> str:
     """``text`` in the reader's notation when it holds a plain-text spelling, else as is."""
     if not _PLAIN_MARKS.search(text):
         return text
+    text = _BIG.sub(lambda m: _BIG_OPERATORS[m.group(0)] + " ", text)
     text = _NUMBER_POWER.sub(lambda m: "^{" + m.group(1) + "}", normalize(text))
     return _CJK_SUB.sub(lambda m: "_{" + m.group(1) + "}", text)

@@ -34,6 +34,7 @@ from verifiers.infer.aggregates import (
 )
 from verifiers.infer.arrays import array_candidates
 from verifiers.infer.assembled import assembled_candidates
+from verifiers.infer.bigops import bigop_candidates
 from verifiers.infer.candidate import Candidate
 from verifiers.infer.chains import chain_candidates
 from verifiers.infer.coefficients import coefficient_candidates
@@ -47,6 +48,7 @@ from verifiers.infer.headers import expression_cell_candidates, header_formula_c
 from verifiers.infer.instances import instance_candidates
 from verifiers.infer.laws import law_candidates
 from verifiers.infer.listed import listed_column_candidates
+from verifiers.infer.listwords import list_word_candidates
 from verifiers.infer.merge import merge_by_lines
 from verifiers.infer.monotone import monotone_candidates
 from verifiers.infer.named import (
@@ -64,6 +66,9 @@ from verifiers.infer.restate import (
     scalar_repeat_candidates,
 )
 from verifiers.infer.scaled import scaled_candidates
+from verifiers.infer.sentshares import sentence_share_candidates
+from verifiers.infer.shapealg import shape_algebra_candidates
+from verifiers.infer.shapes import shape_candidates
 from verifiers.infer.shares import share_candidates
 from verifiers.infer.substitute import substitution_candidates
 from verifiers.infer.tables import table_candidates
@@ -73,6 +78,7 @@ from verifiers.infer.units import unit_candidates
 from verifiers.infer.unittables import unit_table_candidates
 from verifiers.infer.unitwords import unit_word_candidates
 from verifiers.infer.vectors import vector_candidates
+from verifiers.infer.wholes import whole_candidates
 from verifiers.infer.windows import window_candidates
 from verifiers.infer.worded import worded_sum_candidates
 from verifiers.verdicts import RunResult
@@ -139,15 +145,23 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # check of a value wins (`… bytes, about 674 MiB`)
     for family in (aggregate_candidates, listed_total_candidates, percent_candidates,
                    header_formula_candidates, expression_cell_candidates, table_candidates,
-                   unit_candidates, dtype_candidates, share_candidates, restate_candidates,
+                   unit_candidates, dtype_candidates, share_candidates,
+                   sentence_share_candidates, restate_candidates,
                    repeat_candidates, vector_candidates, scaled_candidates, product_candidates,
-                   rate_candidates, worded_sum_candidates, window_candidates,
+                   rate_candidates, worded_sum_candidates, list_word_candidates,
+                   window_candidates,
                    listed_column_candidates, coefficient_candidates, scalar_repeat_candidates):
         candidates += family(note.text, tokens, uncovered_outside)
     # a Gram matrix (read cell by cell in a table, `⟨g[0,1]⟩` parts) is its own claim, never
     # merged, and settled first: its check is stronger than a copy or a sum of its cells
     candidates = gram_candidates(note.text, tokens, uncovered_outside) + \
         merge_by_lines(note, candidates)
+    # percentages that make a whole: one claim per entry (1 − the others), never merged
+    candidates += whole_candidates(note.text, tokens, uncovered_outside)
+    # the shape printed with a matrix's name, `W_q (4 × 3)：`, against the matrix printed
+    candidates += shape_candidates(note.text, tokens, uncovered_outside)
+    # the shape printed after a product (`X · W_q = Q (3 × 3)`, `→ 3×2`) from its factors'
+    candidates += shape_algebra_candidates(note.text, tokens, uncovered_outside)
     # a program's output is one claim of its own kind (model, with a code hole): never merged
     candidates += program_candidates(note.text, tokens, uncovered)
     # a formula read on its worked instance (computes:): its own claim, never merged
@@ -155,6 +169,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     # a named formula read on its worked instance, names bound to the note's definitions
     candidates += named_instance_candidates(note.text, tokens, uncovered_outside, section_of)
     candidates += prose_formula_candidates(note.text, tokens, uncovered_outside, section_of)
+    # a Σ/∏ formula read on the entries the note prints (x_1 = …) and its printed result
+    candidates += bigop_candidates(note.text, tokens, uncovered_outside, section_of)
     # the unit word of a restated size (states: unit): its own claim, never merged
     candidates += unit_word_candidates(note.text, tokens, uncovered_outside)
     candidates += unit_table_candidates(note.text, tokens, uncovered_outside)
@@ -174,6 +190,8 @@ def infer(result: RunResult, note_name: str) -> Inference:
     for cand in candidates:
         if cand.group and cand.group in groups:
             continue
+        if cand.family == "shape" and _reads_open(note, cand, open_starts, report.covered_starts):
+            continue  # a shape check cannot fail on an entry: it must not be what covers it
         cand.checks = [c for c in cand.checks
                        if not any(t.start in taken for t in cand.parts(c.hole))]
         got = settle(result.notes, note_name, stem, cand, existing)
@@ -194,6 +212,15 @@ def infer(result: RunResult, note_name: str) -> Inference:
     report.claims += order_claims(result.notes, note_name, stem, existing)
     report.claims += count_claims(result.notes, note_name, stem, existing)  # 三个 next to 3 items
     return report
+
+
+def _reads_open(note: object, cand: Candidate, open_starts: set[int], covered: set[int]
+                ) -> bool:
+    """Does a shape candidate read (besides its printed shape ``r``, ``c``) a literal that no
+    claim covers yet? Its check counts rows and columns, so an edited entry would pass."""
+    return any(lit.start in open_starts and lit.start not in covered
+               for name, t in cand.holes.items() if name not in ("r", "c")
+               for lit in note.literals_in(t.start, t.end))  # type: ignore[attr-defined]
 
 
 def _all_open(note: object, start: int, end: int, open_starts: set[int]) -> bool:

@@ -38,9 +38,14 @@ class Token:
 
 _VALUE_RE = re.compile(VALUE_PATTERN)
 _SKIP_RE = re.compile(r"(?:[ \t\u3000\u00a0&]|\\[,;:! ]|\\left|\\right|\\quad|\\qquad)+")
-_REL_RE = re.compile(r"=|≈|\\approx")
+_REL_RE = re.compile(r"=|＝|≈|\\approx")
+# full-width operators (＋ － ＊ ／ ＝) of a plain-text Chinese note read as their ASCII forms;
+# full-width brackets stay prose (`α = 0.8（假设独立）`: a remark, not a product)
 _OPS = [("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("·", "*"), ("⋅", "*"), ("**", "^"),
-        ("*", "*"), ("÷", "/"), ("/", "/"), ("+", "+"), ("-", "-"), ("−", "-"), ("^", "^")]
+        ("*", "*"), ("÷", "/"), ("/", "/"), ("+", "+"), ("-", "-"), ("−", "-"), ("^", "^"),
+        ("＋", "+"), ("－", "-"), ("＊", "*"), ("／", "/")]
+#: LaTeX's other math delimiters, read as ``$``: ``\(2 \times 24 = 48\)``, ``\[ … \]``
+_MATH_DELIMS = ("\\(", "\\)", "\\[", "\\]")
 _FUNC_RE = re.compile(
     r"(?:\\operatorname\{|\\mathrm\{|\\)?"
     r"(softmax|sigmoid|exp|ln|log|sqrt|sin|cos|tanh|sum|mean|max|min)\}?(?![A-Za-z])")
@@ -121,6 +126,8 @@ def _superscript(m: re.Match[str], before: Token) -> list[Token]:
 
 def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
     ch = text[i]
+    if text.startswith(_MATH_DELIMS, i):
+        return Token(OTHER, "$", i, i + 2)
     if ch in "[(\\" :
         m = _VALUE_RE.match(text, i, end)
         if m and m.group().startswith(("[", "(", "\\begin")):
@@ -145,7 +152,7 @@ def _one(text: str, i: int, end: int, literals: dict[int, Literal]) -> Token:
         return Token(OTHER, text[i:i + 2], i, i + 2)
     m = _REL_RE.match(text, i, end)
     if m:
-        return Token(REL, "≈" if m.group() != "=" else "=", i, m.end())
+        return Token(REL, "≈" if m.group() not in "=＝" else "=", i, m.end())
     if text.startswith("√", i):
         return Token(FUNC, "sqrt", i, i + 1)
     if ch == "e" and not (i and text[i - 1].isalpha()) and re.match(r"e\s*\^", text[i:end]):
