@@ -34,6 +34,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from benchmarks.outcome_tables import share_table
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ("architecture-and-training.txt", "lesson1-text-to-distribution.txt",
          "matrix-by-matrix.txt")
@@ -145,19 +147,7 @@ def table(edits: list[CountEdit], outcomes: dict[str, dict[str, str]]) -> str:
     by: dict[str, Counter] = {}
     for e in edits:
         by.setdefault(e.cls, Counter())[outcomes[e.id]["outcome"]] += 1
-    rows = [f"{'class':<10}{'edits':>6}" + "".join(f"{k:>11}" for k in OUTCOMES)
-            + f"{'real %':>9}"]
-    total: Counter = Counter()
-    for cls in sorted(by):
-        c = by[cls]
-        total.update(c)
-        n = sum(c.values())
-        rows.append(f"{cls:<10}{n:>6}" + "".join(f"{c[k]:>11}" for k in OUTCOMES)
-                    + f"{100 * c['real'] / n:>8.0f}%")
-    n = sum(total.values())
-    rows.append(f"{'total':<10}{n:>6}" + "".join(f"{total[k]:>11}" for k in OUTCOMES)
-                + f"{100 * total['real'] / max(n, 1):>8.0f}%")
-    return "\n".join(rows)
+    return share_table(by, OUTCOMES, 10)
 
 
 def main(argv: list[str] | None = None) -> int:

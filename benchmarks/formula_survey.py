@@ -47,6 +47,7 @@ from pathlib import Path
 
 from benchmarks.formula_mutations import CLASSES, formula_sites
 from benchmarks.mutants import OUTCOME_ORDER, outcome
+from benchmarks.outcome_tables import sites_table
 from verifiers import profiles
 from verifiers.mutate import Site
 
@@ -176,14 +177,7 @@ def survey(per_class: int, seed: int, classes: tuple[str, ...], only: tuple[str,
 
 def table(rows: dict[str, Counter], label: str = "class") -> str:
     """One row per class (or status): sites, run, and each outcome's count and share."""
-    lines = [f"{label:<11} {'sites':>6} {'run':>4}  "
-             + "  ".join(f"{o:>16}" for o in OUTCOME_ORDER)]
-    for name, counts in rows.items():
-        n = sum(counts[o] for o in OUTCOME_ORDER)
-        cells = "  ".join(f"{counts[o]:>4} ({100 * counts[o] / n if n else 0:5.1f}%)".rjust(16)
-                          for o in OUTCOME_ORDER)
-        lines.append(f"{name:<11} {counts.get('total', n):>6} {n:>4}  {cells}")
-    return "\n".join(lines)
+    return sites_table(rows, OUTCOME_ORDER, label, 11, 16)
 
 
 def main(argv: list[str] | None = None) -> int:

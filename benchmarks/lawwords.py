@@ -36,6 +36,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.outcome_tables import share_table
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ("architecture-and-training.txt", "lesson1-text-to-distribution.txt",
          "matrix-by-matrix.txt")
@@ -229,22 +231,10 @@ def _key(verdict) -> tuple:
 
 def table(edits: list[WordEdit], outcomes: dict[str, dict]) -> str:
     """Per class: edits, real at line, stale only, elsewhere, missed, share real."""
-    kinds = ("real", "stale", "elsewhere", "missed")
     by: dict[str, Counter] = {}
     for e in edits:
         by.setdefault(e.cls, Counter())[outcomes[e.id]["outcome"]] += 1
-    rows = [f"{'class':<14}{'edits':>6}" + "".join(f"{k:>11}" for k in kinds) + f"{'real %':>9}"]
-    total: Counter = Counter()
-    for cls in sorted(by):
-        c = by[cls]
-        total.update(c)
-        n = sum(c.values())
-        rows.append(f"{cls:<14}{n:>6}" + "".join(f"{c[k]:>11}" for k in kinds)
-                    + f"{100 * c['real'] / n:>8.0f}%")
-    n = sum(total.values())
-    rows.append(f"{'total':<14}{n:>6}" + "".join(f"{total[k]:>11}" for k in kinds)
-                + f"{100 * total['real'] / max(n, 1):>8.0f}%")
-    return "\n".join(rows)
+    return share_table(by, ("real", "stale", "elsewhere", "missed"), 14)
 
 
 def main(argv: list[str] | None = None) -> int:

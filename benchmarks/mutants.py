@@ -33,6 +33,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.outcome_tables import sites_table
 from benchmarks.planted.survey import ELSEWHERE, MISSED, REAL, STALE, Edit, _key, classify
 from verifiers import profiles
 from verifiers.engine import Engine
@@ -140,15 +141,7 @@ OUTCOME_ORDER = (REAL, STALE, ELSEWHERE, MISSED, UNTOUCHED)
 
 def table(rows: dict[str, Counter]) -> str:
     """Per class: sites in the notes, mutations run, and each outcome's share."""
-    head = f"{'class':<13} {'sites':>6} {'run':>4}  " + "  ".join(
-        f"{o[:22]:>22}" for o in OUTCOME_ORDER)
-    lines = [head]
-    for cls, counts in rows.items():
-        n = sum(counts[o] for o in OUTCOME_ORDER)
-        cells = "  ".join(f"{counts[o]:>4} ({100 * counts[o] / n if n else 0:5.1f}%)".rjust(22)
-                          for o in OUTCOME_ORDER)
-        lines.append(f"{cls:<13} {counts['total']:>6} {n:>4}  {cells}")
-    return "\n".join(lines)
+    return sites_table(rows, OUTCOME_ORDER, "class", 13, 22, cut=22)
 
 
 def main(argv: list[str] | None = None) -> int:
