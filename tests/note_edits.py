@@ -45,3 +45,22 @@ def check_project(tmp_path: Path, note: str, claims: str, monkeypatch: Any, caps
     capsys.readouterr()
     report = json.loads(Path("out.json").read_text(encoding="utf-8"))
     return code, {c["id"]: c for c in report["claims"]}
+
+
+def check_in(tmp_path: Path, capsys: Any, note: str, claims: str) -> dict[str, dict]:
+    """``notecheck check`` on ``notes/n.txt`` = ``note`` and ``claims/c.yaml`` = ``claims``
+    under ``tmp_path`` (rewritten on a second call, for a test that edits the note twice):
+    the JSON report's claims by id."""
+    import json
+
+    from verifiers.cli import main
+
+    for sub in ("notes", "claims"):
+        (tmp_path / sub).mkdir(exist_ok=True)
+    (tmp_path / "notes" / "n.txt").write_text(note, encoding="utf-8")
+    (tmp_path / "claims" / "c.yaml").write_text(claims, encoding="utf-8")
+    out = tmp_path / "out.json"
+    main(["check", "--no-cache", "--notes", str(tmp_path / "notes"), "--claims",
+          str(tmp_path / "claims"), "--json", str(out)])
+    capsys.readouterr()
+    return {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}

@@ -7,7 +7,6 @@ dependence, role, change, sameness and implication words of issue 12 (laws6).
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,8 @@ from typing import Any
 import pytest
 import torch
 
+from tests.note_edits import check_in
 from verifiers import words
-from verifiers.cli import main
 from verifiers.properties import laws_reading as lr
 from verifiers.properties.catalog import CATALOG
 from verifiers.properties.runner import search
@@ -166,15 +165,7 @@ TRUE = {"q": "解码端", "kv": "编码端", "vary": "发生变化", "means": "�
 
 def run_note(tmp_path: Path, capsys: pytest.CaptureFixture[str], **said: str
              ) -> dict[str, dict]:
-    for sub in ("notes", "claims"):
-        (tmp_path / sub).mkdir(exist_ok=True)
-    (tmp_path / "notes" / "n.txt").write_text(NOTE.format(**{**TRUE, **said}), encoding="utf-8")
-    (tmp_path / "claims" / "c.yaml").write_text(CLAIMS, encoding="utf-8")
-    out = tmp_path / "out.json"
-    main(["check", "--no-cache", "--notes", str(tmp_path / "notes"), "--claims",
-          str(tmp_path / "claims"), "--json", str(out)])
-    capsys.readouterr()
-    return {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}
+    return check_in(tmp_path, capsys, NOTE.format(**{**TRUE, **said}), CLAIMS)
 
 
 def test_the_invented_sentences_verify(tmp_path: Path,

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import torch
 
+from tests.note_edits import check_in
 from verifiers import words
 from verifiers.cli import main
 from verifiers.properties import laws_components as lc
@@ -170,15 +171,7 @@ TRUE = {"rel": "大于", "count": "必须相等", "cond": "只有当", "rel_en":
 
 def run_note(tmp_path: Path, capsys: pytest.CaptureFixture[str], **said: str
              ) -> dict[str, dict]:
-    for sub in ("notes", "claims"):
-        (tmp_path / sub).mkdir(exist_ok=True)
-    (tmp_path / "notes" / "n.txt").write_text(NOTE.format(**{**TRUE, **said}), encoding="utf-8")
-    (tmp_path / "claims" / "c.yaml").write_text(CLAIMS, encoding="utf-8")
-    out = tmp_path / "out.json"
-    main(["check", "--no-cache", "--notes", str(tmp_path / "notes"), "--claims",
-          str(tmp_path / "claims"), "--json", str(out)])
-    capsys.readouterr()
-    return {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}
+    return check_in(tmp_path, capsys, NOTE.format(**{**TRUE, **said}), CLAIMS)
 
 
 def test_the_invented_sentences_verify(tmp_path: Path,
