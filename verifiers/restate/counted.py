@@ -39,7 +39,8 @@ BEFORE = 12  # … and between the items and a count word after them
 _VALUE_RE = re.compile(VALUE_PATTERN, re.DOTALL)
 _SCALAR_SEP = re.compile(r"[ \t]*[、,，][ \t]*")
 _PLAIN_STOP = re.compile(r"[0-9$\\^_{}=<>+*/|。？！；;?!（）()\[\]⟨⟩⟪⟫⟦⟧│┌└├]")
-_NAME_EQ = re.compile(r"[ \t]*[^\s=$]{1,16}[ \t]*(?:=|≈|\\approx)[ \t]*\Z")
+# a name and "=" before the items, with the bracket that opens a matrix (``X = [\begin…``)
+_NAME_EQ = re.compile(r"[ \t]*[^\s=$]{1,16}[ \t]*(?:=|≈|\\approx)[ \t]*\[?[ \t]*\Z")
 MAX_LEAD = 16  # characters of the clause kept before the count word
 
 
@@ -173,6 +174,11 @@ def _items_before(text: str, word: CountWord) -> tuple[tuple[int, int], ...] | N
     return tuple(run) if len(run) >= 2 else None
 
 
+def _one_row(value: str) -> bool:
+    """A LaTeX matrix of one row: no row break ``\\\\`` in it."""
+    return value.lstrip().startswith("\\begin") and "\\\\" not in value
+
+
 def _lead(text: str, start: int) -> int:
     """Where a quote starts: up to MAX_LEAD characters of plain text on the line before
     ``start`` (a quote opens with fixed text, never with a hole); ``start`` when none."""
@@ -199,7 +205,9 @@ def count_sites(text: str) -> list[CountSite]:
         opens = lead < word.start and _plain(text[lead:word.start])
         items = _items_after(text, word)
         if items is not None and opens:
-            out.append(CountSite(word, items, columns, False, lead, items[-1][1]))
+            # a matrix of one row (ℓ = [\begin{matrix} 2 & 1 & 0 \end{matrix}]): its entries
+            row = len(items) == 1 and _one_row(text[items[0][0]:items[0][1]])
+            out.append(CountSite(word, items, columns or row, False, lead, items[-1][1]))
         names = None if word.word.endswith("维") else _enumeration_after(text, word)
         if names is not None and opens:  # 二维 is a size: it counts entries, never names
             out.append(CountSite(word, (names,), columns, True, lead, names[1]))
