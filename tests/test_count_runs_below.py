@@ -107,3 +107,34 @@ def test_a_run_of_other_things_is_not_read_as_the_count(tmp_path):
     text = "1.1 点积\n两个同维向量的点积是\n\n第一步：展开。\n\n第二步：画图。\n"
     _, found = _claims(tmp_path, text)
     assert found == []
+
+
+BULLETS = """第 1 章
+1.1 独热
+例如 $V=4$ 时。它有两个毛病：
+
+• 太大。每个 token 都是 50257 维的向量，其中只有一个位置非零。
+• 没有相似度。任意两个不同 token 的点积都是 0。
+
+改进办法是给每个 token 一个可学习的向量。
+"""
+
+
+@pytest.mark.parametrize(("find", "replace", "suggestion"), [
+    ("有两个毛病", "有三个毛病", "两"),
+    ("点积都是 0。", "点积都是 0。\n• 没有顺序。", "三"),
+])
+def test_a_bullet_list_is_counted_and_a_planted_error_fails(tmp_path, capsys, monkeypatch,
+                                                            find, replace, suggestion):
+    claims, found = _claims(tmp_path, BULLETS)
+    assert len(found) == 1 and "有⟨n⟩个毛病" in found[0].yaml
+    work = tmp_path / "p"
+    work.mkdir()
+    assert check_project(work, BULLETS, claims, monkeypatch, capsys)[0] == 0
+    edited = tmp_path / "e"
+    edited.mkdir()
+    code, by_id = check_project(edited, BULLETS.replace(find, replace), claims, monkeypatch,
+                                capsys)
+    assert code == 1
+    bad = [v for c in by_id.values() for v in c["values"] if v["status"] == "discrepancy"]
+    assert [(v["start"]["line"], v["suggestion"]) for v in bad] == [(3, suggestion)]

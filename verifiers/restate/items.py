@@ -7,7 +7,9 @@ items joined by ``,``, ``，`` or ``、`` (an item is a name with an optional su
 value ``k_{1} = (0, 1)``, or a word of at most :data:`MAX_ITEM` characters with no space or
 punctuation), optionally inside “…” or 「…」; a table (a header line, then rows, each line
 holding a tab), whose items are its rows; an ordinal run (第一步 … 第二步 … 第三步, or 第一，…
-第二，), whose items are its ordinals; or two or more short lines ending a paragraph. It reads
+第二，), whose items are its ordinals; two or more short lines ending a paragraph; a bullet
+list (lines opening with the same •, · or -); or, for a hole that starts a line, a run of
+ordinals or labels ((a) … (b) …) opening one of the next :data:`MAX_BELOW` lines. It reads
 as a vector with one entry per item: the item's integer subscript where every item has one
 (``k_{1}, k_{2}, k_{3}`` -> (1, 2, 3)), else its position (1, 2, …). ``len(items)`` is then
 the number of items, and a claim compares a count word with it.
@@ -115,6 +117,10 @@ def below_start(text: str, pos: int, limit: int) -> int | None:
     return None
 
 
+# a bullet list: two or more lines opening with the same bullet (• 太大。… / • 没有相似度。…)
+_BULLETS = re.compile(r"(?<![^\n])([•·\-])[ \t][^\n]{1,400}(?:\n\1[ \t][^\n]{1,400})+")
+
+
 def _direct_ends(text: str, pos: int, limit: int) -> list[int]:
     m = _ENUMERATION.match(text, pos, limit)
     if m:
@@ -122,7 +128,7 @@ def _direct_ends(text: str, pos: int, limit: int) -> list[int]:
     end = _ordinal_end(text, pos, limit)
     if end is not None:
         return [end]
-    m = _LINES.match(text, pos, limit)
+    m = _LINES.match(text, pos, limit) or _BULLETS.match(text, pos, limit)
     return [m.end()] if m else []
 
 
@@ -146,6 +152,9 @@ def find_enumeration(text: str, start: int, end: int) -> tuple[int, int] | None:
     if ordinal is not None:
         found.append((at, ordinal))
     m = _LINES.search(text, start, end)
+    if m:
+        found.append((m.start(), m.end()))
+    m = _BULLETS.search(text, start, end)
     if m:
         found.append((m.start(), m.end()))
     return min(found) if found else None
