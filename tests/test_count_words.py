@@ -29,7 +29,7 @@ def _classes(text: str) -> list[tuple[str, str, Fraction]]:
 @pytest.mark.parametrize(("text", "word", "value"), [
     ("模型一共有十二层。", "十二层", 12), ("这里有两类不同的东西", "两类", 2),
     ("分成三步完成", "三步", 3), ("堆叠二十四层之后", "二十四层", 24),
-    ("每个 Token 是二维的向量", "二维", 2), ("只用单头注意力", "单", 1),
+    ("每个 Token 是二维的向量", "二维", 2), ("只用单层网络", "单", 1),
     ("取一半的数据", "一半", Fraction(1, 2)), ("The model has six heads.", "six", 6),
     ("we stack twelve layers", "twelve", 12), ("a two-layer network", "two", 2),
 ])
@@ -44,6 +44,23 @@ def test_a_count_word_is_found_with_its_value(text, word, value):
 ])
 def test_ordinals_articles_and_idioms_are_classified_not_counted(text, cls):
     assert [c for _, c, _ in _classes(text)] == [cls]
+
+
+@pytest.mark.parametrize(("text", "cls"), [
+    ("计算单元", IDIOM), ("单头注意力的局限", IDIOM), ("叫 bigram（二元）模型", IDIOM),
+    ("有限二阶矩下的方差", IDIOM), ("求二阶导", IDIOM),
+])
+def test_named_kinds_and_orders_are_waived_by_their_rule(text, cls):
+    words = find_count_words(text)
+    assert [w.cls for w in words] == [cls] and all(w.reason for w in words)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("两个单元", "两个"), ("单层网络", "单"), ("三元组", "三元"), ("三阶矩阵", "三阶"),
+    ("双头注意力", "双"), ("两个头", "两个"),
+])
+def test_a_waiver_rule_does_not_swallow_a_real_count(text, word):
+    assert (word, COUNT) in [(w.word, w.cls) for w in find_count_words(text)]
 
 
 @pytest.mark.parametrize("text", ["堆叠几十层", "一些向量", "简单的例子", "单位矩阵",

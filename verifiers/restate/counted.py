@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from verifiers.holes import VALUE_PATTERN
 from verifiers.restate.countwords import COUNT, CountWord, find_count_words
-from verifiers.restate.items import find_enumeration
+from verifiers.restate.items import below_start, find_enumeration, item_ends
 
 __all__ = ["CountSite", "count_sites"]
 
@@ -39,7 +39,8 @@ BEFORE = 12  # … and between the items and a count word after them
 _VALUE_RE = re.compile(VALUE_PATTERN, re.DOTALL)
 _SCALAR_SEP = re.compile(r"[ \t]*[、,，][ \t]*")
 _PLAIN_STOP = re.compile(r"[0-9$\\^_{}=<>+*/|。？！；;?!（）()\[\]⟨⟩⟪⟫⟦⟧│┌└├]")
-_NAME_EQ = re.compile(r"[ \t]*[^\s=$]{1,16}[ \t]*(?:=|≈|\\approx)[ \t]*\Z")
+# a name and "=" before the items, with the bracket that opens a matrix (``X = [\begin…``)
+_NAME_EQ = re.compile(r"[ \t]*[^\s=$]{1,16}[ \t]*(?:=|≈|\\approx)[ \t]*\[?[ \t]*\Z")
 MAX_LEAD = 16  # characters of the clause kept before the count word
 
 
@@ -94,6 +95,34 @@ def _enumeration_after(text: str, word: CountWord) -> tuple[int, int] | None:
     return found
 
 
+_RUN_HEAD = re.compile(r"第[一二三四五六七八九十](阶段|[^\s：:，,]?)|\([a1]\)")
+
+
+def _run_below(text: str, word: CountWord) -> tuple[int, int] | None:
+    """The steps below the word's line (``分成两个步骤`` … 第一步 … 第二步; ``三个梯度`` …
+    (a) … (b) … (c)): the rest of the line is plain and ends the sentence or heading, and an
+    ordinal run names what the word counts (步 for 步骤, 阶段 for 个阶段) or a label run
+    follows. Its span starts at the next line (the hole skips the lines before the run)."""
+    end = word.start + len(word.word)
+    eol = text.find("\n", end)
+    rest = text[end:eol if eol >= 0 else len(text)]
+    if eol < 0 or len(rest) > AFTER or not _plain(rest) or find_count_words(rest):
+        return None
+    begin = eol + 1
+    while begin < len(text) and text[begin] in " \t\n":
+        begin += 1
+    at = below_start(text, text.rfind("\n", 0, begin) + 1, len(text))
+    if at is None:
+        return None
+    head = _RUN_HEAD.match(text, at)
+    noun, measure = rest.lstrip(" \t"), head.group(1) if head else None
+    if head is None or (measure is not None and not (
+            measure and (word.word.endswith(measure) or noun.startswith(measure)))):
+        return None  # an ordinal run must name what the word counts
+    ends = item_ends(text, begin, len(text))
+    return (begin, ends[-1]) if ends and ends[-1] > at else None
+
+
 def _items_after(text: str, word: CountWord) -> tuple[tuple[int, int], ...] | None:
     m = _VALUE_RE.search(text, word.end)
     if m is None or m.start() > word.end + AFTER + 40:
@@ -145,6 +174,11 @@ def _items_before(text: str, word: CountWord) -> tuple[tuple[int, int], ...] | N
     return tuple(run) if len(run) >= 2 else None
 
 
+def _one_row(value: str) -> bool:
+    """A LaTeX matrix of one row: no row break ``\\\\`` in it."""
+    return value.lstrip().startswith("\\begin") and "\\\\" not in value
+
+
 def _lead(text: str, start: int) -> int:
     """Where a quote starts: up to MAX_LEAD characters of plain text on the line before
     ``start`` (a quote opens with fixed text, never with a hole); ``start`` when none."""
@@ -171,10 +205,15 @@ def count_sites(text: str) -> list[CountSite]:
         opens = lead < word.start and _plain(text[lead:word.start])
         items = _items_after(text, word)
         if items is not None and opens:
-            out.append(CountSite(word, items, columns, False, lead, items[-1][1]))
+            # a matrix of one row (ℓ = [\begin{matrix} 2 & 1 & 0 \end{matrix}]): its entries
+            row = len(items) == 1 and _one_row(text[items[0][0]:items[0][1]])
+            out.append(CountSite(word, items, columns or row, False, lead, items[-1][1]))
         names = None if word.word.endswith("维") else _enumeration_after(text, word)
         if names is not None and opens:  # 二维 is a size: it counts entries, never names
             out.append(CountSite(word, (names,), columns, True, lead, names[1]))
+        run = _run_below(text, word) if names is None else None
+        if run is not None and opens:
+            out.append(CountSite(word, (run,), columns, True, lead, run[1]))
         items = _items_before(text, word)
         if items is not None and len(items) == 1:  # a list ends the paragraph before
             out.append(CountSite(word, items, columns, False, _lead(text, items[0][0]), whole))
