@@ -169,6 +169,22 @@ def necessity_problem(trait: str, contrast: str, bound: float) -> str | None:
             "inputs: the condition is not necessary")
 
 
+@st.composite
+def _component_inputs(dr: st.DrawFn, p: Mapping[str, Any]) -> dict[str, Any]:
+    """One input of a component law (the names ``trait_problem`` reads): X and a second X,
+    a shift, a scale, a step, a row, a column and a permutation of the rows."""
+    n = dr(st.integers(1, p["max_len"]))
+    d = dr(st.integers(2, p["max_width"]))
+    rows = st.lists(st.lists(floats(-p["bound"], p["bound"]), min_size=d, max_size=d),
+                    min_size=n, max_size=n)
+    x = torch.tensor(dr(rows), dtype=F64)
+    assume(bool((x.var(dim=-1, unbiased=False) >= 0.25).all()))  # as laws_components
+    return {"x": x, "x2": torch.tensor(dr(rows), dtype=F64),
+            "c": dr(floats(-p["bound"], p["bound"])), "a": dr(floats(0.5, 3.0)),
+            "delta": dr(floats(0.01, 1.0)), "i": dr(st.integers(0, n - 1)),
+            "j": dr(st.integers(0, d - 1)), "perm": dr(st.permutations(range(n)))}
+
+
 @law("component-condition")
 def _component_condition(p: Mapping[str, Any]) -> Law:
     """The trait on the component named (sufficiency, searched), and not on the contrasted
@@ -180,19 +196,6 @@ def _component_condition(p: Mapping[str, Any]) -> Law:
         raise ValueError("contrast must name another component than the condition")
     not_needed = necessity_problem(trait, p["contrast"], p["bound"]) if need else None
 
-    @st.composite
-    def draw(dr: st.DrawFn) -> dict[str, Any]:
-        n = dr(st.integers(1, p["max_len"]))
-        d = dr(st.integers(2, p["max_width"]))
-        rows = st.lists(st.lists(floats(-p["bound"], p["bound"]), min_size=d, max_size=d),
-                        min_size=n, max_size=n)
-        x = torch.tensor(dr(rows), dtype=F64)
-        assume(bool((x.var(dim=-1, unbiased=False) >= 0.25).all()))  # as laws_components
-        return {"x": x, "x2": torch.tensor(dr(rows), dtype=F64),
-                "c": dr(floats(-p["bound"], p["bound"])), "a": dr(floats(0.5, 3.0)),
-                "delta": dr(floats(0.01, 1.0)), "i": dr(st.integers(0, n - 1)),
-                "j": dr(st.integers(0, d - 1)), "perm": dr(st.permutations(range(n)))}
-
     def check(ex: dict[str, Any], f: Callable[[str, torch.Tensor], torch.Tensor]) -> None:
         if not_needed is not None:
             fail(f"the sentence says {trait.replace('_', ' ')} needs {name}: {not_needed}")
@@ -201,7 +204,7 @@ def _component_condition(p: Mapping[str, Any]) -> Law:
             if problem is not None:
                 fail(f"{name} is not {trait.replace('_', ' ')} on X = {show(ex['x'])}: "
                      f"{problem}")
-    return Law(draw(), check, {"tinygpt / torch component": component_output})
+    return Law(_component_inputs(p), check, {"tinygpt / torch component": component_output})
 
 
 #: cause -> (the trait it states of the component, the traits it is a known reason for)
@@ -226,19 +229,6 @@ def _component_cause(p: Mapping[str, Any]) -> Law:
         f"{because.replace('_', ' ')} is no known reason for {so.replace('_', ' ')} (it "
         f"explains {', '.join(e.replace('_', ' ') for e in explains)})")
 
-    @st.composite
-    def draw(dr: st.DrawFn) -> dict[str, Any]:
-        n = dr(st.integers(1, p["max_len"]))
-        d = dr(st.integers(2, p["max_width"]))
-        rows = st.lists(st.lists(floats(-p["bound"], p["bound"]), min_size=d, max_size=d),
-                        min_size=n, max_size=n)
-        x = torch.tensor(dr(rows), dtype=F64)
-        assume(bool((x.var(dim=-1, unbiased=False) >= 0.25).all()))  # as laws_components
-        return {"x": x, "x2": torch.tensor(dr(rows), dtype=F64),
-                "c": dr(floats(-p["bound"], p["bound"])), "a": dr(floats(0.5, 3.0)),
-                "delta": dr(floats(0.01, 1.0)), "i": dr(st.integers(0, n - 1)),
-                "j": dr(st.integers(0, d - 1)), "perm": dr(st.permutations(range(n)))}
-
     def check(ex: dict[str, Any], f: Callable[[str, torch.Tensor], torch.Tensor]) -> None:
         if unknown is not None:
             fail(f"因为 … 所以: {unknown}")
@@ -247,4 +237,4 @@ def _component_cause(p: Mapping[str, Any]) -> Law:
             if problem is not None:
                 fail(f"{role}: {name} is not {trait.replace('_', ' ')} on X = "
                      f"{show(ex['x'])}: {problem}")
-    return Law(draw(), check, {"tinygpt / torch component": component_output})
+    return Law(_component_inputs(p), check, {"tinygpt / torch component": component_output})
