@@ -85,28 +85,10 @@ def planted(seed: int = SEED, both: bool = False, root: Path = ROOT) -> list[Cou
     return out
 
 
-def _quote_lines(notes: dict, claims: list) -> dict[str, list[tuple[int, int, str]]]:
-    """(first line, last line, claim id) of every claim's quote on the unedited notes."""
-    from verifiers.coverage.meaning import quote_match
-
-    out: dict[str, list[tuple[int, int, str]]] = {}
-    for claim in claims:
-        if claim.problems or claim.note not in notes:
-            continue
-        note = notes[claim.note]
-        match = quote_match(note, claim)
-        if match is None:
-            continue
-        first = note.text.count("\n", 0, match.start) + 1
-        last = note.text.count("\n", 0, match.end) + 1
-        out.setdefault(claim.note, []).append((first, last, claim.id))
-    return out
-
-
 def survey(edits: list[CountEdit], root: Path = ROOT, progress: bool = False
            ) -> dict[str, dict[str, str]]:
     """{edit id: {"outcome", "detail"}}: each edit's near claims, in process."""
-    from benchmarks.planted.survey import Edit, _key, classify
+    from benchmarks.planted.survey import Edit, _key, classify, quote_lines
     from verifiers import profiles
     from verifiers.engine import Engine
     from verifiers.notes import Note
@@ -114,7 +96,7 @@ def survey(edits: list[CountEdit], root: Path = ROOT, progress: bool = False
 
     notes = load_notes(root / "notes")
     claims, _ = load_claims(root / "claims", set(notes))
-    spans = _quote_lines(notes, claims)
+    spans = quote_lines(notes, claims)
     near = {e.id: {cid for a, b, cid in spans.get(e.note, [])
                    if a - NEAR <= e.line <= b + NEAR} for e in edits}
     out: dict[str, dict[str, str]] = {}

@@ -148,24 +148,13 @@ def _near(claims_spans: dict[str, list[tuple[int, int, str]]], note: str, line: 
 
 
 def _quote_lines(notes_dir: Path, claims_dir: Path) -> dict[str, list[tuple[int, int, str]]]:
-    """(first line, last line, claim id) of every claim's quote on the unedited notes."""
-    from verifiers.coverage.meaning import quote_match
+    """:func:`benchmarks.planted.survey.quote_lines` of the notes and claims in two folders."""
+    from benchmarks.planted.survey import quote_lines
     from verifiers.run import load_claims, load_notes
 
     notes = load_notes(notes_dir)
     claims, _ = load_claims(claims_dir, set(notes))
-    out: dict[str, list[tuple[int, int, str]]] = {}
-    for claim in claims:
-        if claim.problems or claim.note not in notes:
-            continue
-        note = notes[claim.note]
-        match = quote_match(note, claim)
-        if match is None:
-            continue
-        first = note.text.count("\n", 0, match.start) + 1
-        last = note.text.count("\n", 0, match.end) + 1
-        out.setdefault(claim.note, []).append((first, last, claim.id))
-    return out
+    return quote_lines(notes, claims)
 
 
 def survey(edits: list[WordEdit], whole_note: bool = False, progress: bool = False

@@ -289,6 +289,26 @@ def survey(edits: list[Edit], notes_dir: Path = ROOT / "notes",
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def quote_lines(notes: dict, claims: list) -> dict[str, list[tuple[int, int, str]]]:
+    """(first line, last line, claim id) of every claim's quote on the unedited notes: the
+    surveys run only the claims near an edit."""
+    from verifiers.coverage.meaning import quote_match
+
+    out: dict[str, list[tuple[int, int, str]]] = {}
+    for claim in claims:
+        if claim.problems or claim.note not in notes:
+            continue
+        note = notes[claim.note]
+        match = quote_match(note, claim)
+        if match is None:
+            continue
+        first = note.text.count("\n", 0, match.start) + 1
+        last = note.text.count("\n", 0, match.end) + 1
+        out.setdefault(claim.note, []).append((first, last, claim.id))
+    return out
+
+
+
 def _infer_into(notes: Path, claims: Path) -> None:
     """Write every note's inferred claims into the (empty) ``claims`` folder, one note at a
     time, as `notecheck infer` does."""
