@@ -25,14 +25,10 @@ The table says, per mutation and per shape, how many got a real verdict at an ed
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import sys
-from dataclasses import asdict
 from pathlib import Path
 
-from benchmarks.planted.survey import Edit, survey, table
+from benchmarks.planted.survey import Edit, edits_main
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ("architecture-and-training.txt", "lesson1-text-to-distribution.txt",
@@ -182,33 +178,10 @@ def edits() -> list[Edit]:
     return out
 
 
-def _load(path: Path) -> list[Edit]:
-    return [Edit(**entry) for entry in json.loads(path.read_text(encoding="utf-8"))]
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.order_mutations")
-    parser.add_argument("--list", action="store_true", help="only list the edits")
-    parser.add_argument("--dump", type=Path, help="write the edits as JSON and stop")
-    parser.add_argument("--edits", type=Path, help="run the edits of this JSON file")
-    parser.add_argument("--progress", action="store_true")
-    args = parser.parse_args(argv)
-    found = _load(args.edits) if args.edits else edits()
-    if args.dump:
-        args.dump.write_text(json.dumps([asdict(e) for e in found], ensure_ascii=False,
-                                        indent=1), encoding="utf-8")
+    result = edits_main("python -m benchmarks.order_mutations", argv, edits)
+    if result is None:
         return 0
-    if args.list:
-        for e in found:
-            print(f"{e.id}: {e.why}")
-        return 0
-
-    def progress(i: int, n: int, o: object) -> None:
-        print(f"[{i}/{n}] {o.edit.id}: {o.outcome} {o.detail}",  # type: ignore[attr-defined]
-              file=sys.stderr, flush=True)
-
-    result = survey(found, progress=progress if args.progress else None)
-    print(table(result))
     groups: dict[str, list[str]] = {}
     for o in result.outcomes:
         shape, mutation = o.edit.id.rsplit("-", 2)[1:]

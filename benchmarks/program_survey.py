@@ -22,17 +22,13 @@ not change them: an index of a symmetric operation, a line order that does not m
 
 from __future__ import annotations
 
-import argparse
 import ast
 import io
-import json
 import random
-import sys
 import tokenize
-from dataclasses import asdict
 from pathlib import Path
 
-from benchmarks.planted.survey import Edit, survey, table
+from benchmarks.planted.survey import Edit, edits_main
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = ("architecture-and-training.txt", "lesson1-text-to-distribution.txt",
@@ -143,29 +139,9 @@ def edits() -> list[Edit]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.program_survey")
-    parser.add_argument("--list", action="store_true", help="only list the edits")
-    parser.add_argument("--dump", type=Path, help="write the edits as JSON and stop")
-    parser.add_argument("--edits", type=Path, help="run the edits of this JSON file")
-    parser.add_argument("--progress", action="store_true")
-    args = parser.parse_args(argv)
-    found = [Edit(**e) for e in json.loads(args.edits.read_text(encoding="utf-8"))] \
-        if args.edits else edits()
-    if args.dump:
-        args.dump.write_text(json.dumps([asdict(e) for e in found], ensure_ascii=False,
-                                        indent=1), encoding="utf-8")
+    result = edits_main("python -m benchmarks.program_survey", argv, edits)
+    if result is None:
         return 0
-    if args.list:
-        for e in found:
-            print(f"{e.id}: {e.why}")
-        return 0
-
-    def progress(i: int, n: int, o: object) -> None:
-        print(f"[{i}/{n}] {o.edit.id}: {o.outcome} {o.detail}",  # type: ignore[attr-defined]
-              file=sys.stderr, flush=True)
-
-    result = survey(found, progress=progress if args.progress else None)
-    print(table(result))
     kinds: dict[str, list[str]] = {}
     for o in result.outcomes:
         kinds.setdefault(o.edit.id.rsplit("-", 1)[1], []).append(o.outcome)

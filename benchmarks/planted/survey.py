@@ -309,6 +309,42 @@ def quote_lines(notes: dict, claims: list) -> dict[str, list[tuple[int, int, str
 
 
 
+def edits_main(prog: str, argv: list[str] | None, make_edits: Callable[[], list[Edit]]
+               ) -> Survey | None:
+    """The command line the scripted surveys share: ``--list`` the edits, ``--dump`` them as
+    JSON, run the ``--edits`` of such a file (the same edits on an older tree: the figure
+    before a change) or the script's own; prints the table and returns the survey (None when
+    it only listed or dumped)."""
+    import argparse
+    import json
+    import sys
+    from dataclasses import asdict
+
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--list", action="store_true", help="only list the edits")
+    parser.add_argument("--dump", type=Path, help="write the edits as JSON and stop")
+    parser.add_argument("--edits", type=Path, help="run the edits of this JSON file")
+    parser.add_argument("--progress", action="store_true")
+    args = parser.parse_args(argv)
+    found = [Edit(**e) for e in json.loads(args.edits.read_text(encoding="utf-8"))] \
+        if args.edits else make_edits()
+    if args.dump:
+        args.dump.write_text(json.dumps([asdict(e) for e in found], ensure_ascii=False,
+                                        indent=1), encoding="utf-8")
+        return None
+    if args.list:
+        for e in found:
+            print(f"{e.id}: {e.why}")
+        return None
+
+    def progress(i: int, n: int, o: Outcome) -> None:
+        print(f"[{i}/{n}] {o.edit.id}: {o.outcome} {o.detail}", file=sys.stderr, flush=True)
+
+    result = survey(found, progress=progress if args.progress else None)
+    print(table(result))
+    return result
+
+
 def _infer_into(notes: Path, claims: Path) -> None:
     """Write every note's inferred claims into the (empty) ``claims`` folder, one note at a
     time, as `notecheck infer` does."""
