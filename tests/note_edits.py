@@ -64,3 +64,39 @@ def check_in(tmp_path: Path, capsys: Any, note: str, claims: str) -> dict[str, d
           str(tmp_path / "claims"), "--json", str(out)])
     capsys.readouterr()
     return {c["id"]: c for c in json.loads(out.read_text(encoding="utf-8"))["claims"]}
+
+
+def infer_note(tmp_path: Path, monkeypatch: Any, note: str, suffix: str) -> str:
+    """``scaffold --infer`` on a one-note project (``n.txt`` or ``n.md``); the inferred YAML."""
+    from verifiers.cli import main
+
+    (tmp_path / "notes").mkdir(parents=True)
+    (tmp_path / "notes" / f"n{suffix}").write_text(note, encoding="utf-8")
+    (tmp_path / "claims").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["scaffold", f"n{suffix}", "--infer"]) == 0
+    path = tmp_path / "claims" / "n" / "90-inferred.yaml"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def clean_verifies(capsys: Any) -> None:
+    """The project in the working folder checks clean."""
+    from verifiers.cli import main
+
+    assert main(["check", "--no-cache", "-j", "1"]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+
+
+def flagged_at(tmp_path: Path, capsys: Any, note: str, suffix: str, old: str, new: str,
+               line: int, statuses: tuple[str, ...] = ("discrepancy",)) -> None:
+    """Edit ``old`` → ``new`` in the note the claims were inferred from: a verdict of one of
+    ``statuses`` on ``line``."""
+    from verifiers.cli import main
+
+    assert note.count(old) == 1, old
+    (tmp_path / "notes" / f"n{suffix}").write_text(note.replace(old, new), encoding="utf-8")
+    assert main(["check", "--no-cache", "-j", "1"]) == 1
+    out = capsys.readouterr().out
+    assert any(ln.startswith(f"notes/n{suffix}:{line}:") and
+               any(f": {status}: " in ln for status in statuses)
+               for ln in out.splitlines()), out

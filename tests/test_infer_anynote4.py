@@ -17,37 +17,14 @@ from typing import Any
 
 import pytest
 
-from verifiers.cli import main
+from tests.note_edits import clean_verifies, flagged_at, infer_note
 from verifiers.unit_words import decide, nearest
-
-
-def _infer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str, suffix: str) -> str:
-    """``scaffold --infer`` on a one-note project (``n.txt`` or ``n.md``); the inferred YAML."""
-    (tmp_path / "notes").mkdir(parents=True)
-    (tmp_path / "notes" / f"n{suffix}").write_text(note, encoding="utf-8")
-    (tmp_path / "claims").mkdir()
-    monkeypatch.chdir(tmp_path)
-    assert main(["scaffold", f"n{suffix}", "--infer"]) == 0
-    path = tmp_path / "claims" / "n" / "90-inferred.yaml"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
-
-
-def _clean_verifies(capsys: Any) -> None:
-    assert main(["check", "--no-cache", "-j", "1"]) == 0, capsys.readouterr().out
-    capsys.readouterr()
 
 
 def _flagged(tmp_path: Path, capsys: Any, note: str, suffix: str, old: str, new: str,
              line: int) -> None:
-    """Edit ``old`` → ``new`` in the note the claims were inferred from: a discrepancy (or an
-    unparsed word) on ``line``."""
-    assert note.count(old) == 1, old
-    (tmp_path / "notes" / f"n{suffix}").write_text(note.replace(old, new), encoding="utf-8")
-    assert main(["check", "--no-cache", "-j", "1"]) == 1
-    out = capsys.readouterr().out
-    assert any(ln.startswith(f"notes/n{suffix}:{line}:") and
-               (": discrepancy: " in ln or ": unparsed: " in ln)
-               for ln in out.splitlines()), out
+    """A discrepancy (or an unparsed word) on ``line`` after ``old`` → ``new``."""
+    flagged_at(tmp_path, capsys, note, suffix, old, new, line, statuses=("discrepancy", "unparsed"))
 
 
 # --- unit words -------------------------------------------------------------------------
@@ -88,9 +65,9 @@ A layer stores 201326592 bytes = 192 MiB of weights.
     ("约 38.6 M", "约 38.6 B", 5),  # a count's prefix
 ])
 def test_an_edited_unit_word_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, UNITS_TXT, ".txt")
+    text = infer_note(tmp_path, monkeypatch, UNITS_TXT, ".txt")
     assert "⟦u⟧" in text and "unit:" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, UNITS_TXT, ".txt", old, new, line)
 
 
@@ -99,9 +76,9 @@ def test_an_edited_unit_word_is_flagged_txt(tmp_path, monkeypatch, capsys, old, 
     ("= 192 MiB", "= 192 Mbit", 9),  # bits for bytes
 ])
 def test_an_edited_unit_word_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, UNITS_MD, ".md")
+    text = infer_note(tmp_path, monkeypatch, UNITS_MD, ".md")
     assert "⟦u⟧" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, UNITS_MD, ".md", old, new, line)
 
 
@@ -141,15 +118,15 @@ The gain decreases as $t$ grows.
 
 
 def test_named_formula_claims_on_the_clean_notes(tmp_path, monkeypatch, capsys):
-    text = _infer(tmp_path / "a", monkeypatch, NAMED_TXT, ".txt")
+    text = infer_note(tmp_path / "a", monkeypatch, NAMED_TXT, ".txt")
     assert "G = ⟪F⟫" in text and "computes:" in text, text
     assert '"1 / v1"' in text  # the `1/τ` header is the column's formula
     assert "τ 越大，G ⟦w⟧" in text, text
-    _clean_verifies(capsys)
-    text = _infer(tmp_path / "b", monkeypatch, NAMED_MD, ".md")
+    clean_verifies(capsys)
+    text = infer_note(tmp_path / "b", monkeypatch, NAMED_MD, ".md")
     assert "g = ⟪F⟫" in text or "$g = ⟪F⟫" in text, text
     assert "gain ⟦w⟧ as" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
 
 
 @pytest.mark.parametrize("old, new, line", [
@@ -160,7 +137,7 @@ def test_named_formula_claims_on_the_clean_notes(tmp_path, monkeypatch, capsys):
     ("G 越小", "G 越大", 11),  # the law word against the table
 ])
 def test_named_formula_edits_are_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, NAMED_TXT, ".txt")
+    infer_note(tmp_path, monkeypatch, NAMED_TXT, ".txt")
     capsys.readouterr()
     _flagged(tmp_path, capsys, NAMED_TXT, ".txt", old, new, line)
 
@@ -171,14 +148,14 @@ def test_named_formula_edits_are_flagged_txt(tmp_path, monkeypatch, capsys, old,
     ("gain decreases as", "gain increases as", 17),
 ])
 def test_named_formula_edits_are_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, NAMED_MD, ".md")
+    infer_note(tmp_path, monkeypatch, NAMED_MD, ".md")
     capsys.readouterr()
     _flagged(tmp_path, capsys, NAMED_MD, ".md", old, new, line)
 
 
 def test_a_law_the_table_does_not_show_writes_nothing(tmp_path, monkeypatch):
     note = ("1.1 表\nτ\t1/τ\tG\n2\t0.5\t8\n4\t0.25\t9\n8\t0.125\t2\nτ 越大，G 越小。\n")
-    text = _infer(tmp_path, monkeypatch, note, ".txt")
+    text = infer_note(tmp_path, monkeypatch, note, ".txt")
     assert "⟦w⟧" not in text, text
 
 
@@ -203,9 +180,9 @@ n	{head} L	t
 ])
 def test_law_sentences_read_against_the_table(tmp_path, monkeypatch, capsys, law, old, new):
     note = LAW_TABLE.format(law=law, head="loss" if law.isascii() else "损失")
-    text = _infer(tmp_path, monkeypatch, note, ".txt")
+    text = infer_note(tmp_path, monkeypatch, note, ".txt")
     assert "⟦w⟧" in text and "sign:" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, note, ".txt", old, new, 7)
 
 
@@ -218,9 +195,9 @@ PROSE_FORMULA = """1.1 命中
 
 def test_a_formula_the_prose_introduces_is_read_on_the_next_line(tmp_path, monkeypatch,
                                                                    capsys):
-    text = _infer(tmp_path, monkeypatch, PROSE_FORMULA, ".txt")
+    text = infer_note(tmp_path, monkeypatch, PROSE_FORMULA, ".txt")
     assert "概率是 ⟪F⟫：" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, PROSE_FORMULA, ".txt", "1 − (1 − p)^n", "1 − (1 − p)^(n+1)", 3)
 
 
@@ -234,9 +211,9 @@ TWO_COLUMNS = """1.1 损失
 
 
 def test_a_two_column_table_whose_header_is_a_formula(tmp_path, monkeypatch, capsys):
-    text = _infer(tmp_path, monkeypatch, TWO_COLUMNS, ".txt")
+    text = infer_note(tmp_path, monkeypatch, TWO_COLUMNS, ".txt")
     assert "ln(v1)" in text or "ln(" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, TWO_COLUMNS, ".txt", "0.10\t2.303", "0.10\t2.330", 4)
 
 
@@ -260,7 +237,7 @@ In fp16 the cache takes 201.33 MB, that is 192.00 MiB.
     ("201.33 MB, that", "201.33 MiB, that", 11),  # the prose quoting a cell with its unit
 ])
 def test_unit_columns_of_a_table(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, UNIT_TABLE, ".md")
+    text = infer_note(tmp_path, monkeypatch, UNIT_TABLE, ".md")
     assert text.count("unit: ") >= 3, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, UNIT_TABLE, ".md", old, new, line)

@@ -17,38 +17,13 @@ from typing import Any
 import pytest
 import sympy
 
+from tests.note_edits import clean_verifies, flagged_at, infer_note
 from verifiers.cli import main
 from verifiers.formulas.inline import _substitute
 from verifiers.formulas.inline_plain import plain_text
 from verifiers.latex import parse_latex
 
-
-def _infer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: str, suffix: str) -> str:
-    """``scaffold --infer`` on a one-note project (``n.txt`` or ``n.md``); the inferred YAML."""
-    (tmp_path / "notes").mkdir(parents=True)
-    (tmp_path / "notes" / f"n{suffix}").write_text(note, encoding="utf-8")
-    (tmp_path / "claims").mkdir()
-    monkeypatch.chdir(tmp_path)
-    assert main(["scaffold", f"n{suffix}", "--infer"]) == 0
-    path = tmp_path / "claims" / "n" / "90-inferred.yaml"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
-
-
-def _clean_verifies(capsys: Any) -> None:
-    assert main(["check", "--no-cache", "-j", "1"]) == 0, capsys.readouterr().out
-    capsys.readouterr()
-
-
-def _flagged(tmp_path: Path, capsys: Any, note: str, suffix: str, old: str, new: str,
-             line: int) -> None:
-    """Edit ``old`` → ``new`` in the note the claims were inferred from: a discrepancy on
-    ``line``."""
-    assert note.count(old) == 1, old
-    (tmp_path / "notes" / f"n{suffix}").write_text(note.replace(old, new), encoding="utf-8")
-    assert main(["check", "--no-cache", "-j", "1"]) == 1
-    out = capsys.readouterr().out
-    assert any(ln.startswith(f"notes/n{suffix}:{line}:") and ": discrepancy: " in ln
-               for ln in out.splitlines()), out
+_flagged = flagged_at
 
 
 # --- computes: a sum over whole-number bounds reads each printed entry ------------------------
@@ -104,9 +79,9 @@ SUM_TXT = """1 求和与连乘
 
 
 def test_sum_formulas_are_read_on_their_entries_md(tmp_path, monkeypatch, capsys):
-    text = _infer(tmp_path, monkeypatch, SUM_MD, ".md")
+    text = infer_note(tmp_path, monkeypatch, SUM_MD, ".md")
     assert text.count("Σ/∏ formula") == 2 and "⟪F⟫" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
 
 
 @pytest.mark.parametrize("old, new, line", [
@@ -118,8 +93,8 @@ def test_sum_formulas_are_read_on_their_entries_md(tmp_path, monkeypatch, capsys
     ("$\\mu = 5.25$", "$\\mu = 5.5$", 15),
 ])
 def test_an_edited_sum_formula_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, SUM_MD, ".md")
-    _clean_verifies(capsys)
+    infer_note(tmp_path, monkeypatch, SUM_MD, ".md")
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, SUM_MD, ".md", old, new, line)
 
 
@@ -131,16 +106,16 @@ def test_an_edited_sum_formula_is_flagged_md(tmp_path, monkeypatch, capsys, old,
     ("= 0.36", "= 0.38", 8),
 ])
 def test_an_edited_sum_formula_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, SUM_TXT, ".txt")
+    text = infer_note(tmp_path, monkeypatch, SUM_TXT, ".txt")
     assert text.count("Σ/∏ formula") == 2, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, SUM_TXT, ".txt", old, new, line)
 
 
 def test_a_sum_with_an_entry_the_note_never_prints_writes_nothing(tmp_path, monkeypatch):
     note = "1 求和\n\n损失 L = Σ_{i=1}^{4} ℓ_i，其中 ℓ_1 = 0.5，ℓ_2 = 1.25，ℓ_3 = 0.75。\n" \
            "所以 L = 2.5。\n"
-    assert "Σ/∏ formula" not in _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "Σ/∏ formula" not in infer_note(tmp_path, monkeypatch, note, ".txt")
 
 
 # --- aggregates of a printed list, in words -------------------------------------------------
@@ -172,9 +147,9 @@ The mean of 1, 2, 3 and 6 is 3.
     ("乘积为 6", "乘积为 5.5", 5),
 ])
 def test_an_edited_list_aggregate_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, LIST_TXT, ".txt")
+    text = infer_note(tmp_path, monkeypatch, LIST_TXT, ".txt")
     assert "max(v1, v2, v3)" in text, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, LIST_TXT, ".txt", old, new, line)
 
 
@@ -185,15 +160,15 @@ def test_an_edited_list_aggregate_is_flagged_txt(tmp_path, monkeypatch, capsys, 
     ("1, 2, 3 and 6 is 3", "1, 2, 3 and 6 is 4", 9),
 ])
 def test_an_edited_list_aggregate_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, LIST_MD, ".md")
-    _clean_verifies(capsys)
+    infer_note(tmp_path, monkeypatch, LIST_MD, ".md")
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, LIST_MD, ".md", old, new, line)
 
 
 def test_a_list_word_that_does_not_hold_writes_nothing(tmp_path, monkeypatch):
     """A reading the printed numbers do not bear out is dropped, never pinned."""
     note = "1 统计\n\n三个数 2、4、9 的平均是 6，最大是 4。\n"
-    assert "inferred; review" not in _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "inferred; review" not in infer_note(tmp_path, monkeypatch, note, ".txt")
 
 
 # --- shares stated in a sentence; \( \) math; full-width digits and operators ----------------
@@ -231,8 +206,8 @@ FORMS_TXT = """1 全角
     ("100 are padding", "120 are padding", 14),
 ])
 def test_shares_and_inline_math_are_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, FORMS_MD, ".md")
-    _clean_verifies(capsys)
+    infer_note(tmp_path, monkeypatch, FORMS_MD, ".md")
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, FORMS_MD, ".md", old, new, line)
 
 
@@ -243,15 +218,15 @@ def test_shares_and_inline_math_are_flagged_md(tmp_path, monkeypatch, capsys, ol
     ("合计 600", "合计 700", 5),  # a total word with no 为/是
 ])
 def test_full_width_and_totals_are_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, FORMS_TXT, ".txt")
-    _clean_verifies(capsys)
+    infer_note(tmp_path, monkeypatch, FORMS_TXT, ".txt")
+    clean_verifies(capsys)
     _flagged(tmp_path, capsys, FORMS_TXT, ".txt", old, new, line)
 
 
 def test_a_sentence_with_three_counts_and_a_percentage_is_no_share(tmp_path, monkeypatch):
     """Which two of three counts the percentage relates is a guess: nothing is written."""
     note = "# S\n\n## 1. x\n\nOf 400 tokens, 100 are padding and 50 are rare, that is 25%.\n"
-    assert "count's share" not in _infer(tmp_path, monkeypatch, note, ".md")
+    assert "count's share" not in infer_note(tmp_path, monkeypatch, note, ".md")
 
 
 # --- percentages that split a whole ----------------------------------------------------------
@@ -301,8 +276,8 @@ WHOLE_TXT = """1 分布
     ("70% to the first", "75% to the first", 11),
 ])
 def test_an_edited_part_of_a_whole_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    _infer(tmp_path, monkeypatch, WHOLE_MD, ".md")
-    _clean_verifies(capsys)
+    infer_note(tmp_path, monkeypatch, WHOLE_MD, ".md")
+    clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, WHOLE_MD, ".md", old, new, line)
 
 
@@ -313,16 +288,16 @@ def test_an_edited_part_of_a_whole_is_flagged_md(tmp_path, monkeypatch, capsys, 
 ])
 def test_an_edited_part_of_a_whole_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new,
                                                   line):
-    text = _infer(tmp_path, monkeypatch, WHOLE_TXT, ".txt")
+    text = infer_note(tmp_path, monkeypatch, WHOLE_TXT, ".txt")
     assert text.count("add up to 100%") == 7, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, WHOLE_TXT, ".txt", old, new, line)
 
 
 def test_percentages_that_do_not_make_a_whole_write_nothing(tmp_path, monkeypatch):
     """Top-k probabilities of a larger vocabulary (they add up to 92%): no whole."""
     note = "1 x\n\n猫\t65%\n追\t17%\n我\t10%\n"
-    assert "add up to 100%" not in _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "add up to 100%" not in infer_note(tmp_path, monkeypatch, note, ".txt")
 
 
 # --- the shape printed with a matrix's name ---------------------------------------------------
@@ -364,9 +339,9 @@ and $W \\cdot W = \\begin{bmatrix} 7 & 10 \\\\ 15 & 22 \\end{bmatrix}$.
     ("B (2 × 3)", "B (3 × 2)", 7),  # transposed
 ])
 def test_an_edited_shape_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, SHAPE_TXT, ".txt")
+    text = infer_note(tmp_path, monkeypatch, SHAPE_TXT, ".txt")
     assert text.count("shape printed") == 2, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, SHAPE_TXT, ".txt", old, new, line)
 
 
@@ -375,9 +350,9 @@ def test_an_edited_shape_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new,
     ("^{2 \\times 2}", "^{2 \\times 3}", 12),
 ])
 def test_an_edited_shape_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, SHAPE_MD, ".md")
+    text = infer_note(tmp_path, monkeypatch, SHAPE_MD, ".md")
     assert text.count("shape printed") == 2, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, SHAPE_MD, ".md", old, new, line)
 
 
@@ -385,7 +360,7 @@ def test_a_shape_is_never_what_covers_a_matrix_no_claim_reads(tmp_path, monkeypa
     """A shape check passes whatever the entries are: a matrix no other claim reads is not
     covered by it (nothing is written)."""
     note = "1 x\n\nW_q (2 × 2)：\n[[0.1, 0.2],\n[0.3, 0.4]]\n"
-    assert "shape printed" not in _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "shape printed" not in infer_note(tmp_path, monkeypatch, note, ".txt")
 
 
 # --- the shape of a product from its factors' shapes -------------------------------------------
@@ -427,9 +402,9 @@ The hidden state is X @ W = H (8 × 4), and H^T @ H = G (4 × 4).
     ("S = Q · K^T → 3×3", "S = Q · K^T → 3×2", 18),
 ])
 def test_an_edited_product_shape_is_flagged_txt(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, PRODUCT_TXT, ".txt")
+    text = infer_note(tmp_path, monkeypatch, PRODUCT_TXT, ".txt")
     assert text.count("product follows") == 4, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, PRODUCT_TXT, ".txt", old, new, line)
 
 
@@ -438,12 +413,12 @@ def test_an_edited_product_shape_is_flagged_txt(tmp_path, monkeypatch, capsys, o
     ("G (4 × 4)", "G (8 × 8)", 7),  # H^T H is 4 × 4, not H H^T
 ])
 def test_an_edited_product_shape_is_flagged_md(tmp_path, monkeypatch, capsys, old, new, line):
-    text = _infer(tmp_path, monkeypatch, PRODUCT_MD, ".md")
+    text = infer_note(tmp_path, monkeypatch, PRODUCT_MD, ".md")
     assert text.count("product follows") == 2, text
-    _clean_verifies(capsys)
+    clean_verifies(capsys)
     _value_flagged(tmp_path, capsys, PRODUCT_MD, ".md", old, new, line)
 
 
 def test_a_product_whose_inner_sizes_disagree_writes_nothing(tmp_path, monkeypatch):
     note = "1 x\n\nX (3 × 4)，W (3 × 2)。\nX · W → 3×2 矩阵\n"
-    assert "product follows" not in _infer(tmp_path, monkeypatch, note, ".txt")
+    assert "product follows" not in infer_note(tmp_path, monkeypatch, note, ".txt")
