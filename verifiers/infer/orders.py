@@ -14,10 +14,7 @@ of the given notes to ``claims/<stem>/88-orders-inferred.yaml``.
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
-from pathlib import Path
 
 from verifiers.infer.evaluate import Inferred, _evaluate, _head, claim_id
 from verifiers.notes import Note
@@ -242,30 +239,11 @@ def order_claims(notes: dict[str, Note], note_name: str, stem: str,
 
 def main(argv: list[str] | None = None) -> int:
     """Write the order claims of the given notes (their own file, replaced)."""
-    from verifiers.notes import read_note
+    from verifiers.infer.write import write_own_files
 
-    parser = argparse.ArgumentParser(prog="python -m verifiers.infer.orders")
-    parser.add_argument("notes", nargs="+")
-    parser.add_argument("--notes", dest="folder", default="notes")
-    parser.add_argument("--claims", default="claims")
-    args = parser.parse_args(argv)
-    notes = {name: read_note(Path(args.folder) / name) for name in args.notes}
-    for name in args.notes:
-        stem = Path(name).stem
-        found = order_claims(notes, name, stem, set())
-        path = Path(args.claims) / stem / "88-orders-inferred.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        head = (f"# Printed orders read from the note and checked against tinygpt (written by "
-                f"python -m verifiers.infer.orders {name}).\nnote: {json_name(name)}\nclaims:\n")
-        path.write_text(head + "".join(c.yaml for c in found), encoding="utf-8")
-        print(f"{path}: {len(found)} order claims", file=sys.stderr)
-    return 0
-
-
-def json_name(name: str) -> str:
-    import json
-
-    return json.dumps(name, ensure_ascii=False)
+    return write_own_files(argv, "verifiers.infer.orders", "88-orders-inferred.yaml",
+                           "Printed orders read from the note and checked against tinygpt",
+                           order_claims, "order")
 
 
 if __name__ == "__main__":

@@ -8,12 +8,16 @@ claims that are new.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from verifiers.files import write_output
 
-__all__ = ["FILE_NAME", "write_inferred"]
+__all__ = ["FILE_NAME", "write_inferred", "write_own_files"]
 
 FILE_NAME = "90-inferred.yaml"
 
@@ -36,3 +40,33 @@ def write_inferred(claims_dir: Path, note_name: str, entries: list[str]) -> Path
         target.parent.mkdir(parents=True, exist_ok=True)
         write_output(target, text + "".join(entries))
     return target
+
+
+def write_own_files(argv: list[str] | None, prog: str, file_name: str, comment: str,
+                    find: Callable[[dict, str, str, set[str]], Sequence[Any]], what: str
+                    ) -> int:
+    """``python -m PROG NOTE …``: each note's claims of one kind (``find(notes, name, stem,
+    existing)``, each with its ``.yaml``) replace ``claims/<stem>/<file_name>``, atomically;
+    a note with none has no file (a claim file needs a list of claims)."""
+    from verifiers.files import write_output
+    from verifiers.notes import read_note
+
+    parser = argparse.ArgumentParser(prog=f"python -m {prog}")
+    parser.add_argument("notes", nargs="+")
+    parser.add_argument("--notes", dest="folder", default="notes")
+    parser.add_argument("--claims", default="claims")
+    args = parser.parse_args(argv)
+    notes = {name: read_note(Path(args.folder) / name) for name in args.notes}
+    for name in args.notes:
+        stem = Path(name).stem
+        found = find(notes, name, stem, set())
+        path = Path(args.claims) / stem / file_name
+        if not found:
+            path.unlink(missing_ok=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = (f"# {comment} (written by python -m {prog} {name}).\n"
+                f"note: {json.dumps(name, ensure_ascii=False)}\nclaims:\n")
+        write_output(path, head + "".join(c.yaml for c in found))
+        print(f"{path}: {len(found)} {what} claims", file=sys.stderr)
+    return 0
